@@ -1,0 +1,93 @@
+# offload.testbed: `make lab` builds and runs the virtual lab; `make test` runs
+# every test. Both work on a fresh Debian 12 machine as root with Python 3.11.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+ROOT := $(CURDIR)
+PYTHON ?= python3
+VENV := $(ROOT)/.venv
+BIN := $(VENV)/bin
+TMP := $(ROOT)/.tmp
+COLLECTIONS := $(TMP)/collections
+SANITY_DIR := $(TMP)/sanity/ansible_collections/offload/testbed
+INVENTORY ?= inventories/virtual
+# Host packages are declared once, in bindep.txt.
+APT_PACKAGES := $(shell sed -n 's/^\([a-z0-9.+-]*\) *\[platform:dpkg.*/\1/p' bindep.txt)
+
+export PATH := $(BIN):$(PATH)
+export ANSIBLE_CONFIG := $(ROOT)/ansible.cfg
+export ANSIBLE_COLLECTIONS_PATH := $(COLLECTIONS)
+export ANSIBLE_FORCE_COLOR := 0
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.PHONY: help lab test deps apt venv collection lint sanity unit integration molecule teardown clean
+
+help:
+	@echo "make lab       build the virtual lab, provision it and check it with real traffic"
+	@echo "make test      ansible-lint, ansible-test sanity, unit, integration and molecule tests"
+	@echo "make teardown  remove the virtual lab"
+
+deps: apt venv collection
+
+apt: $(TMP)/apt.stamp
+$(TMP)/apt.stamp: bindep.txt
+	@if [ "$$(id -u)" != 0 ]; then echo "make: run as root (apt-get, network namespaces and Open vSwitch need it)" >&2; exit 1; fi
+	@if ! dpkg -s $(APT_PACKAGES) >/dev/null 2>&1; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(APT_PACKAGES); \
+	fi
+	@mkdir -p $(TMP) && touch $@
+
+venv: $(BIN)/.installed
+$(BIN)/.installed: requirements.txt requirements-test.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -r requirements-test.txt
+	touch $@
+
+# Build the collection tarball from the working tree and install it where
+# ansible.cfg looks (ANSIBLE_COLLECTIONS_PATH).
+collection: venv
+	rm -rf $(TMP)/build && mkdir -p $(TMP)/build $(COLLECTIONS)
+	$(BIN)/ansible-galaxy collection build --force --output-path $(TMP)/build . >/dev/null
+	cp $(TMP)/build/offload-testbed-*.tar.gz $(TMP)/build/offload-testbed.tar.gz
+	$(BIN)/ansible-galaxy collection install --force -p $(COLLECTIONS) $(TMP)/build/offload-testbed.tar.gz >/dev/null
+	@echo "installed offload.testbed $$(sed -n 's/^version: //p' galaxy.yml) into $(COLLECTIONS)"
+
+lab: deps
+	$(BIN)/ansible-playbook -i $(INVENTORY) playbooks/virtual_lab.yml
+	@echo "make lab: the virtual lab is built, provisioned and checked with real TCP and UDP through Open vSwitch."
+	@echo "make lab: the benchmark is not part of the lab yet (it comes with the bench issue); stopping after the connectivity check."
+
+teardown: deps
+	$(BIN)/ansible-playbook -i $(INVENTORY) playbooks/teardown.yml
+
+test: deps lint sanity unit integration molecule
+	@echo "make test: all test stages passed"
+
+lint: deps
+	$(BIN)/ansible-lint --profile production
+
+# ansible-test needs the collection under ansible_collections/<ns>/<name> and
+# bootstraps pip from a script it downloads; tests/sanity/get_pip_standin.py
+# stands in for that download (offline machines).
+sanity: deps
+	@pipv=$$($(BIN)/python -c 'import re,ansible_test._internal.python_requirements as m,inspect; print(re.search(r"pip=.([0-9.]+)", inspect.getsource(m.get_venv_packages)).group(1))'); \
+	  mkdir -p $$HOME/.ansible/test/cache; \
+	  cp tests/sanity/get_pip_standin.py $$HOME/.ansible/test/cache/get_pip_$${pipv//./_}.py
+	rm -rf $(SANITY_DIR) && mkdir -p $(SANITY_DIR)
+	git ls-files -co --exclude-standard -z | rsync -a --from0 --files-from=- ./ $(SANITY_DIR)/
+	cd $(SANITY_DIR) && git init -q && git add -A && \
+	  $(BIN)/ansible-test sanity --python $$($(BIN)/python -c 'import sys; print("%d.%d" % sys.version_info[:2])') --color no
+
+unit: deps
+	$(BIN)/pytest -q tests/unit
+
+integration: deps
+	$(BIN)/pytest -q tests/integration
+
+molecule: deps
+	$(BIN)/molecule test --all
+
+clean:
+	rm -rf $(TMP)

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""Highest rate softgen sustains at 64-byte frames from one core, next to a plain Python send loop.
+
+Path: two network namespaces joined by one veth pair (``sgb-a0`` <-> ``sgb-b0``),
+no OVS in between, so the number is the generator's ceiling and not the
+switch's. The sending process (softgen's port workers, or the plain loop) is pinned
+to one CPU with ``taskset`` (softgen's RPC/publisher process is not); the veth receive path runs in softirq on
+that same CPU, so the figure includes delivering the frames to the peer.
+
+1. plain loop: ``sock.send(frame)`` in a ``while`` loop on an AF_PACKET socket
+   bound to ``sgb-a0`` inside ``sgb-a`` for ``--seconds``.
+   Its frame goes to ``DST_MAC``, a MAC no interface owns: the peer veth
+   counts it and drops it before IP, so neither side pays for an IP stack.
+2. softgen: started with ports ``sgb-a/sgb-a0`` and ``sgb-b/sgb-b0``; the
+   unmodified ``trex_stl_lib`` client adds a 64-byte UDP stream with a field
+   engine over 1,000 source addresses (L2 mode, destination ``DST_MAC`` like the
+   plain loop's frame) and starts it at 100 % of line rate
+   (14.88 Mpps requested, far above what one core can do); the achieved rate
+   is the port's ``opackets`` growth over the steady part of the run, and the
+   peer's ``ipackets`` growth shows what arrived.
+
+Run as root: ``.venv/bin/python benchmarks/generator_ceiling.py``.
+"""
+import argparse
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+SOFTGEN_DIR = os.path.join(ROOT, "roles", "trex_server", "files")
+NS_A, NS_B = "sgb-a", "sgb-b"
+IF_A, IF_B = "sgb-a0", "sgb-b0"
+DST_MAC = "02:00:00:00:00:02"
+
+PLAIN_LOOP = r"""
+import socket, sys, time
+sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
+sock.bind((sys.argv[1], 0))
+frame = bytes.fromhex("020000000002020000000001080045000032000100004011f6b8100000013000000104010000001e0000") + b"x" * 18
+frame = frame[:60]
+seconds = float(sys.argv[2])
+sent = 0
+start = time.monotonic()
+end = start + seconds
+while True:
+    for _ in range(1000):
+        try:
+            sock.send(frame)
+            sent += 1
+        except OSError:
+            pass
+    if time.monotonic() >= end:
+        break
+print(sent / (time.monotonic() - start))
+"""
+
+
+def sh(*cmd, check=True):
+    return subprocess.run(cmd, check=check, capture_output=True, text=True)
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def cleanup():
+    sh("ip", "netns", "del", NS_A, check=False)
+    sh("ip", "netns", "del", NS_B, check=False)
+
+
+def setup():
+    cleanup()
+    sh("ip", "netns", "add", NS_A)
+    sh("ip", "netns", "add", NS_B)
+    sh("ip", "link", "add", IF_A, "netns", NS_A, "type", "veth", "peer", "name", IF_B, "netns", NS_B)
+    for netns, iface in ((NS_A, IF_A), (NS_B, IF_B)):
+        sh("ip", "netns", "exec", netns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1")
+        sh("ip", "netns", "exec", netns, "ethtool", "-K", iface, "tx", "off", "tso", "off", "gso", "off")
+        sh("ip", "netns", "exec", netns, "ip", "link", "set", iface, "up")
+
+
+def steer_rx(cpu):
+    """RPS on the receiving veth: its softirq runs on another CPU than the generator, as a real peer's would."""
+    other = [c for c in range(os.cpu_count() or 1) if c != cpu]
+    if not other:
+        return None
+    sh("ip", "netns", "exec", NS_B, "sh", "-c", "echo %x > /sys/class/net/%s/queues/rx-0/rps_cpus" % (1 << other[0], IF_B))
+    return other[0]
+
+
+def rx_packets(netns, iface):
+    out = sh("ip", "netns", "exec", netns, "cat", "/proc/net/dev").stdout
+    for line in out.splitlines():
+        if line.strip().startswith(iface + ":"):
+            return int(line.split(":", 1)[1].split()[1])
+    return 0
+
+
+def plain_loop(cpu, seconds):
+    before = rx_packets(NS_B, IF_B)
+    out = sh("taskset", "-c", str(cpu), "ip", "netns", "exec", NS_A, sys.executable, "-c", PLAIN_LOOP, IF_A, str(seconds)).stdout
+    arrived = rx_packets(NS_B, IF_B) - before
+    return float(out.strip()), arrived / seconds
+
+
+def softgen_ceiling(cpu, seconds):
+    sys.path.insert(0, SOFTGEN_DIR)
+    from trex_stl_lib import api  # pylint: disable=import-outside-toplevel
+
+    rpc, pub = free_port(), free_port()
+    log = tempfile.NamedTemporaryFile(prefix="softgen-bench-", suffix=".log", delete=False)  # pylint: disable=consider-using-with
+    log.close()
+    proc = subprocess.Popen(  # pylint: disable=consider-using-with
+        [sys.executable, "-m", "softgen", "--rpc-port", str(rpc), "--pub-port", str(pub),
+         "--port", "p0:%s:%s" % (NS_A, IF_A), "--port", "p1:%s:%s" % (NS_B, IF_B), "--log-file", log.name], cwd=SOFTGEN_DIR)
+    try:
+        deadline = time.time() + 15
+        while time.time() < deadline:
+            with open(log.name, encoding="utf-8") as handle:
+                if "softgen RPC on" in handle.read():
+                    break
+            time.sleep(0.1)
+        # the port workers (the processes that build and send frames) go to the one CPU; the RPC server does not
+        for child in sh("pgrep", "-P", str(proc.pid), check=False).stdout.split():
+            sh("taskset", "-pc", str(cpu), child)
+        client = api.STLClient(server="127.0.0.1", sync_port=rpc, async_port=pub, verbose_level=api.LoggerApi.VERBOSE_QUIET)
+        client.connect()
+        try:
+            client.reset(ports=[0, 1])
+            # same destination as the plain loop: a MAC nobody owns, so the peer counts and drops each frame early
+            client.set_service_mode(ports=[0], enabled=True)
+            client.set_l2_mode(port=0, dst_mac=DST_MAC)
+            client.set_service_mode(ports=[0], enabled=False)
+            vm = api.STLScVmRaw([api.STLVmFlowVar(name="src", min_value="16.0.0.1", max_value="16.0.3.232", size=4, op="inc"),
+                                 api.STLVmWrFlowVar(fv_name="src", pkt_offset=26), api.STLVmFixIpv4(offset=14)])
+            base = api.Ether() / api.IP(src="16.0.0.1", dst="48.0.0.1") / api.UDP(sport=1025, dport=12) / (b"x" * 18)
+            client.add_streams(api.STLStream(packet=api.STLPktBuilder(pkt=base, vm=vm), mode=api.STLTXCont(pps=1)), ports=[0])
+            client.clear_stats()
+            client.start(ports=[0], mult="100%", duration=seconds + 2)
+            time.sleep(1.5)  # ring built, loop at full speed
+            first = client.get_stats()
+            t0 = time.monotonic()
+            time.sleep(seconds)
+            last = client.get_stats()
+            span = time.monotonic() - t0
+            client.wait_on_traffic(ports=[0], timeout=seconds + 10)
+            final = client.get_stats()
+        finally:
+            client.disconnect()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        os.unlink(log.name)
+    tx = (last[0]["opackets"] - first[0]["opackets"]) / span
+    rx = (last[1]["ipackets"] - first[1]["ipackets"]) / span
+    return tx, rx, last[0]["tx_pps"], final[0]["opackets"], final[1]["ipackets"]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--cpu", type=int, default=(os.cpu_count() or 1) - 1, help="CPU to pin the generator to")
+    parser.add_argument("--rps", action="store_true", help="steer the receiving veth's softirq to another CPU (RPS)")
+    args = parser.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("run as root (network namespaces)")
+    setup()
+    rx_cpu = steer_rx(args.cpu) if args.rps else args.cpu
+    try:
+        plain_tx, plain_rx = plain_loop(args.cpu, args.seconds)
+        sg_tx, sg_rx, sg_reported, total_tx, total_rx = softgen_ceiling(args.cpu, args.seconds)
+    finally:
+        cleanup()
+    print("path: veth pair between netns %s and %s (no OVS), 64-byte frames (60 + FCS), generator pinned to CPU %d, "
+          "receive softirq steered to CPU %s" % (NS_A, NS_B, args.cpu, rx_cpu))
+    print("plain Python AF_PACKET send loop : %9.0f pps sent, %9.0f pps arrived" % (plain_tx, plain_rx))
+    print("softgen (TRex client, 100%% mult) : %9.0f pps sent, %9.0f pps arrived (tx_pps reported %.0f)" % (sg_tx, sg_rx, sg_reported))
+    print("softgen totals: opackets %d, peer ipackets %d" % (total_tx, total_rx))
+    print("ratio softgen / plain loop       : %.2fx" % (sg_tx / plain_tx if plain_tx else float("nan")))
+    print("goal >= 500000 pps               : %s" % ("met" if sg_tx >= 500000 else "NOT met"))
+
+
+if __name__ == "__main__":
+    main()

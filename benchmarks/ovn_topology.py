@@ -1,0 +1,307 @@
+#!/usr/bin/env python3
+"""Benchmark of ``offload.testbed.ovn_topology``.
+
+Starts its own ``ovsdb-server`` with an empty OVN Northbound database (from
+/usr/share/ovn/ovn-nb.ovsschema) on a unix socket in a temporary directory,
+then applies a topology of 1,000 load-balancer VIPs (1,000 load balancers
+attached to the router), 1,000 NAT rules and 200 logical switch ports through
+the module in ONE Ansible task (a one-task playbook), twice: first apply, then
+unchanged re-apply (which must report changed=0). For comparison it times the
+same objects created with one ``ovn-nbctl`` call per object against a second
+empty database (all of them by default, or a sample with ``--sample N`` per
+kind, extrapolated and labelled so).
+
+It never touches the system OVS/OVN: every command gets ``--db=unix:<tmp>``.
+
+Usage: .venv/bin/python benchmarks/ovn_topology.py [--sample N] [--keep]
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+SCHEMA = "/usr/share/ovn/ovn-nb.ovsschema"
+N_LB = 1000
+N_NAT = 1000
+N_LSP = 200
+
+# The topology is read with vars_files (Ansible does not deep-copy those, as it
+# does extra vars given with -e @file) and passed to ONE task.
+PLAYBOOK = """\
+- hosts: localhost
+  gather_facts: false
+  vars_files: [topology.json]
+  tasks:
+    - name: Apply the OVN topology
+      offload.testbed.ovn_topology:
+        nb_db: "{{ topo.nb_db }}"
+        switches: "{{ topo.switches }}"
+        routers: "{{ topo.routers }}"
+        load_balancers: "{{ topo.load_balancers }}"
+"""
+
+
+def ip(base, i):
+    """base '18.1' + index -> 18.1.x.y (y in 1..250)."""
+    return "%s.%d.%d" % (base, i // 250, i % 250 + 1)
+
+
+def topology(nb_db, lbs_per_vip=False, n_lbs=10):
+    """The benchmark topology. By default the 1,000 VIPs are spread over
+    ``n_lbs`` load balancers (``vips:`` mappings, as OVN deployments group
+    VIPs); ``lbs_per_vip`` makes one load balancer per VIP (``vip:`` +
+    ``backends:``), which gives Ansible six times more values to template."""
+    lbs = []
+    if lbs_per_vip:
+        for i in range(N_LB):
+            lbs.append({
+                "name": "lb-%04d" % i,
+                "vip": "%s:80" % ip("18.1", i),
+                "backends": ["192.168.%d.%d:80" % (1 + i % 3, 10 + j) for j in range(3)],
+                "protocol": "tcp" if i % 2 == 0 else "udp",
+            })
+    else:
+        per = N_LB // n_lbs
+        for k in range(n_lbs):
+            vips = {}
+            for i in range(k * per, (k + 1) * per):
+                # backends as OVN stores them, one comma-separated string (a documented form of vips)
+                vips["%s:80" % ip("18.1", i)] = ",".join("192.168.%d.%d:80" % (1 + i % 3, 10 + j) for j in range(3))
+            lbs.append({"name": "lb-%02d" % k, "vips": vips, "protocol": "tcp" if k % 2 == 0 else "udp"})
+    nat = [{"type": "dnat_and_snat", "external_ip": ip("18.2", i), "logical_ip": ip("16.2", i)} for i in range(N_NAT)]
+    # 200 LSPs: sw0 has 197 VM ports + uplink, external has internet + downlink.
+    vm_ports = [{"name": "vm%03d" % i, "addresses": ["50:54:00:00:%02x:%02x 192.168.%d.%d" % (i // 256, i % 256, 1 + i // 200, 10 + i % 200)]}
+                for i in range(N_LSP - 3)]
+    switches = [
+        {"name": "sw0", "ports": vm_ports + [{"name": "uplink", "type": "router", "router_port": "p1"}]},
+        {"name": "external", "ports": [
+            {"name": "internet", "type": "localnet", "addresses": ["unknown"], "network_name": "physnet1"},
+            {"name": "downlink", "type": "router", "router_port": "ext_gw", "tag": 20},
+        ]},
+    ]
+    routers = [{
+        "name": "lr0",
+        "ports": [
+            {"name": "p1", "mac": "00:00:00:00:ff:01", "networks": ["192.168.0.1/16"]},
+            {"name": "ext_gw", "mac": "00:00:00:01:ff:01", "networks": ["10.20.0.2/24"],
+             "gateway_chassis": [{"chassis": "chassis-1", "priority": 10}]},
+        ],
+        "static_routes": [{"prefix": "48.0.0.0/16", "nexthop": "10.20.0.3"}, {"prefix": "16.0.0.0/16", "nexthop": "192.168.0.3"}],
+        "nat": nat,
+        "load_balancers": [lb["name"] for lb in lbs],
+    }]
+    assert sum(len(s["ports"]) for s in switches) == N_LSP
+    return {"nb_db": nb_db, "switches": switches, "routers": routers, "load_balancers": lbs}
+
+
+class NB(object):
+    """An ovsdb-server with an empty Northbound database in ``workdir``."""
+
+    def __init__(self, workdir, name):
+        self.dir = os.path.join(workdir, name)
+        os.makedirs(self.dir)
+        self.db = os.path.join(self.dir, "nb.db")
+        self.sock = os.path.join(self.dir, "nb.sock")
+        self.pidfile = os.path.join(self.dir, "ovsdb-server.pid")
+        subprocess.run(["ovsdb-tool", "create", self.db, SCHEMA], check=True)
+        subprocess.run(["ovsdb-server", "--detach", "--no-chdir", "--pidfile=%s" % self.pidfile,
+                        "--unixctl=%s" % os.path.join(self.dir, "ctl"), "--remote=punix:%s" % self.sock,
+                        "--log-file=%s" % os.path.join(self.dir, "ovsdb-server.log"), self.db], check=True)
+        for _ in range(100):
+            if os.path.exists(self.sock):
+                break
+            time.sleep(0.05)
+        self.url = "unix:%s" % self.sock
+
+    def nbctl(self, *args):
+        return subprocess.run(["ovn-nbctl", "--db=%s" % self.url] + list(args), check=True, capture_output=True, text=True).stdout
+
+    def stop(self):
+        try:
+            with open(self.pidfile) as handle:
+                pid = int(handle.read().strip())
+        except (OSError, ValueError):
+            return
+        try:
+            os.kill(pid, 15)
+        except OSError:
+            pass
+
+
+FLOOR_PLAYBOOK = """\
+- hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Ansible's fixed cost (start-up, one module run)
+      ansible.builtin.ping:
+"""
+
+
+def run_playbook(workdir, playbook):
+    env = dict(os.environ)
+    env.update({
+        "ANSIBLE_COLLECTIONS_PATH": os.path.join(workdir, "collections"),
+        "ANSIBLE_PIPELINING": "1",
+        "ANSIBLE_NOCOLOR": "1",
+        "ANSIBLE_LOCALHOST_WARNING": "0",
+        "ANSIBLE_INVENTORY_UNPARSED_WARNING": "0",
+        "ANSIBLE_LOCAL_TEMP": os.path.join(workdir, "ansible-tmp"),
+        "ANSIBLE_HOME": os.path.join(workdir, "ansible-home"),
+    })
+    cmd = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,", "-c", "local",
+           "-e", "ansible_python_interpreter=%s" % sys.executable, playbook]
+    start = time.monotonic()
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    elapsed = time.monotonic() - start
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stdout[-5000:] + proc.stderr[-5000:])
+        raise SystemExit("ansible-playbook failed (rc %d)" % proc.returncode)
+    recap = [line for line in proc.stdout.splitlines() if line.startswith("localhost")]
+    changed = None
+    if recap:
+        for field in recap[-1].split():
+            if field.startswith("changed="):
+                changed = int(field.split("=")[1])
+    return elapsed, changed
+
+
+def per_object_calls(nb, topo, sample):
+    """Create the same objects with one ovn-nbctl call each. Returns
+    {kind: (count timed, seconds, total count)}."""
+    nb.nbctl("lr-add", "lr0", "--", "lrp-add", "lr0", "p1", "00:00:00:00:ff:01", "192.168.0.1/16",
+             "--", "ls-add", "sw0", "--", "ls-add", "external")
+    lbs = []
+    for lb in topo["load_balancers"]:
+        vips = lb["vips"] if "vips" in lb else {lb["vip"]: ",".join(lb["backends"])}
+        for index, (vip, backends) in enumerate(vips.items()):
+            lbs.append({"name": lb["name"], "vip": vip, "backends": backends, "protocol": lb["protocol"], "first": index == 0})
+    nats = topo["routers"][0]["nat"]
+    ports = [(sw["name"], port) for sw in topo["switches"] for port in sw["ports"]]
+    out = {}
+
+    def timed(kind, items, call):
+        todo = items if sample is None else items[:sample]
+        start = time.monotonic()
+        for item in todo:
+            call(item)
+        out[kind] = (len(todo), time.monotonic() - start, len(items))
+
+    def lb_add(lb):
+        args = ["lb-add", lb["name"], lb["vip"], lb["backends"], lb["protocol"]]
+        if lb["first"]:
+            args += ["--", "lr-lb-add", "lr0", lb["name"]]
+        nb.nbctl(*args)
+    timed("LB VIP (lb-add [+ lr-lb-add])", lbs, lb_add)
+    timed("NAT rule (lr-nat-add)", nats, lambda nat: nb.nbctl("lr-nat-add", "lr0", nat["type"], nat["external_ip"], nat["logical_ip"]))
+
+    def lsp(item):
+        sw, port = item
+        args = ["lsp-add", sw, port["name"]]
+        if port.get("type"):
+            args += ["--", "lsp-set-type", port["name"], port["type"]]
+        if port.get("addresses"):
+            args += ["--", "lsp-set-addresses", port["name"]] + port["addresses"]
+        nb.nbctl(*args)
+    timed("switch port (lsp-add + set)", ports, lsp)
+    return out
+
+
+def median(values):
+    values = sorted(values)
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2.0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sample", type=int, default=None,
+                        help="time only the first N objects of each kind with per-object ovn-nbctl calls and extrapolate")
+    parser.add_argument("--one-lb-per-vip", action="store_true",
+                        help="declare 1,000 load balancers of one VIP each instead of 10 load balancers of 100 VIPs")
+    parser.add_argument("--repeat", type=int, default=3, help="repetitions of the module runs, each on a fresh database (default 3)")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    opts = parser.parse_args()
+    for tool in ("ovsdb-tool", "ovsdb-server", "ovn-nbctl"):
+        if not shutil.which(tool):
+            raise SystemExit("%s is needed (apt-get install ovn-common openvswitch-common)" % tool)
+
+    workdir = tempfile.mkdtemp(prefix="ovn-topology-bench-")
+    servers = []
+    try:
+        ns = os.path.join(workdir, "collections", "ansible_collections", "offload")
+        os.makedirs(ns)
+        os.symlink(ROOT, os.path.join(ns, "testbed"))
+        floor_play = os.path.join(workdir, "floor.yml")
+        with open(floor_play, "w") as handle:
+            handle.write(FLOOR_PLAYBOOK)
+        print("python %s, %d CPUs, load average %s" % (sys.version.split()[0], os.cpu_count(), " ".join("%.2f" % x for x in os.getloadavg())))
+        runs = []
+        for rep in range(opts.repeat):
+            # each repetition: a fresh empty database, first apply, unchanged re-apply, and Ansible's floor
+            nb = NB(workdir, "nb-module-%d" % rep)
+            servers.append(nb)
+            topo = topology(nb.url, opts.one_lb_per_vip)
+            playdir = os.path.join(workdir, "play-%d" % rep)
+            os.makedirs(playdir)
+            with open(os.path.join(playdir, "topology.json"), "w") as handle:
+                json.dump({"topo": topo}, handle)
+            playbook = os.path.join(playdir, "apply.yml")
+            with open(playbook, "w") as handle:
+                handle.write(PLAYBOOK)
+            if rep == 0:
+                shape = ("10 load balancers x 100 VIPs (vips:, backends as strings)" if not opts.one_lb_per_vip
+                         else "1,000 load balancers x 1 VIP (vip: + backends: lists)")
+                print("topology: %d load-balancer VIPs in %s, %d NAT rules, %d logical switch ports, %d bytes of JSON vars"
+                      % (N_LB, shape, N_NAT, N_LSP, os.path.getsize(os.path.join(playdir, "topology.json"))))
+            first, changed1 = run_playbook(workdir, playbook)
+            second, changed2 = run_playbook(workdir, playbook)
+            floor, _changed = run_playbook(workdir, floor_play)
+            vips = json.loads(nb.nbctl("--format=json", "--columns=vips", "list", "Load_Balancer"))["data"]
+            counts = (sum(len(row[0][1]) for row in vips),
+                      len(nb.nbctl("--bare", "--columns=_uuid", "list", "NAT").split()),
+                      len(nb.nbctl("--bare", "--columns=_uuid", "list", "Logical_Switch_Port").split()))
+            if counts != (N_LB, N_NAT, N_LSP) or changed1 != 1 or changed2 != 0:
+                raise SystemExit("unexpected result: (VIPs, NAT, LSPs) %s, changed %s then %s" % (counts, changed1, changed2))
+            nb.stop()
+            runs.append((first, second, floor))
+            print("run %d: first apply %.2f s (changed=1), unchanged re-apply %.2f s (changed=0), ping floor %.2f s; "
+                  "database: %d VIPs, %d NAT rules, %d switch ports" % ((rep + 1, first, second, floor) + counts))
+        first = median([r[0] for r in runs])
+        second = median([r[1] for r in runs])
+        floor = median([r[2] for r in runs])
+        print("module, one Ansible task, first apply:        median %5.2f s, best %5.2f s (goal < 2.0 s)" % (first, min(r[0] for r in runs)))
+        print("module, one Ansible task, unchanged re-apply: median %5.2f s, best %5.2f s (goal < 1.5 s)" % (second, min(r[1] for r in runs)))
+        print("Ansible floor (same playbook form, ansible.builtin.ping): median %5.2f s" % floor)
+
+        nb2 = NB(workdir, "nb-per-object")
+        servers.append(nb2)
+        per = per_object_calls(nb2, topology(nb2.url, opts.one_lb_per_vip), opts.sample)
+        total = 0.0
+        label = "measured" if opts.sample is None else "EXTRAPOLATED from a sample of %d per kind" % opts.sample
+        print("one ovn-nbctl call per object (%s):" % label)
+        for kind, (done, secs, count) in per.items():
+            est = secs * count / done if done else 0.0
+            total += est
+            print("  %-38s %5d calls timed in %6.2f s -> %6.2f s for %d" % (kind, done, secs, est, count))
+        print("  %-38s %6.2f s%s" % ("total", total, "" if opts.sample is None else " (extrapolated)"))
+        print("ratio per-object calls / module first apply:     %6.1fx" % (total / first))
+        print("ratio per-object calls / module unchanged apply: %6.1fx" % (total / second))
+        ok = first < 2.0 and second < 1.5
+        print("goals (medians) met: %s" % ("yes" if ok else "NO"))
+        return 0 if ok else 1
+    finally:
+        for server in servers:
+            server.stop()
+        if opts.keep:
+            print("kept %s" % workdir)
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,277 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: offload.testbed developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: netns_exchange
+short_description: Exchange real TCP or UDP traffic between two network namespaces
+version_added: 0.1.0
+description:
+  - Starts an echo server in one network namespace and a client in another, sends O(count) messages
+    of O(size) bytes over TCP or UDP and checks that every one comes back intact.
+  - With O(ovs_interfaces), reads those Open vSwitch interfaces' packet counters before and after,
+    which shows the traffic really crossed the switch.
+  - Changes nothing on the host; it always reports C(changed=false) and runs in check mode too.
+  - Fails when fewer than O(min_ratio) of the messages come back.
+author:
+  - offload.testbed developers (@offload-testbed)
+attributes:
+  check_mode:
+    support: full
+    description: Reads only; the exchange runs in check mode as well.
+  diff_mode:
+    support: none
+    description: Nothing changes, so there is nothing to show.
+options:
+  server_namespace:
+    description: Namespace of the echo server; an empty string means the host's own namespace.
+    type: str
+    required: true
+  server_address:
+    description: Address the server listens on and the client connects to.
+    type: str
+    required: true
+  client_namespace:
+    description: Namespace of the client; an empty string means the host's own namespace.
+    type: str
+    required: true
+  protocol:
+    description: Transport.
+    type: str
+    choices: [tcp, udp]
+    default: tcp
+  port:
+    description: Server port.
+    type: int
+    default: 5201
+  count:
+    description: Number of messages.
+    type: int
+    default: 100
+  size:
+    description: Bytes per message (UDP payload or TCP write).
+    type: int
+    default: 1000
+  timeout:
+    description: Seconds to wait for an answer before a message counts as lost.
+    type: float
+    default: 5.0
+  min_ratio:
+    description: Share of the messages that must come back for the module to succeed.
+    type: float
+    default: 1.0
+  ovs_interfaces:
+    description: OVS ports whose live counters (C(ovs-ofctl dump-ports)) are read before and after.
+    type: list
+    elements: str
+    default: []
+"""
+
+EXAMPLES = r"""
+- name: TCP through the lab's switch, from ltb-srv2 to ltb-srv1
+  offload.testbed.netns_exchange:
+    server_namespace: ltb-srv1
+    server_address: 192.168.0.3
+    client_namespace: ltb-srv2
+    protocol: tcp
+    ovs_interfaces: [ltb-srv1, ltb-srv2]
+  register: tcp_result
+"""
+
+RETURN = r"""
+sent:
+  description: Messages the client sent.
+  returned: always
+  type: int
+  sample: 100
+received:
+  description: Messages that came back intact.
+  returned: always
+  type: int
+  sample: 100
+bytes:
+  description: Payload bytes echoed back.
+  returned: always
+  type: int
+  sample: 100000
+server_peer:
+  description: Source address the server saw.
+  returned: always
+  type: str
+  sample: 192.168.0.4
+ovs_packets:
+  description: Per OVS port, the packets it received from its interface (rx) and sent to it (tx) during the exchange.
+  returned: always
+  type: dict
+  sample: {"ltb-srv1": {"rx_packets": 102, "tx_packets": 102}}
+"""
+
+import json
+import sys
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils.virtual_lab import parse_ofctl_port_stats
+
+SERVER = r"""
+import json, socket, sys
+proto, addr, port, count, size, timeout = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
+fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
+if proto == "tcp":
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((addr, port)); s.listen(1); s.settimeout(timeout * 2)
+    print("READY", flush=True)
+    c, peer = s.accept(); c.settimeout(timeout)
+    total = 0
+    while True:
+        data = c.recv(65536)
+        if not data:
+            break
+        c.sendall(data); total += len(data)
+    c.close()
+else:
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.bind((addr, port)); s.settimeout(timeout)
+    print("READY", flush=True)
+    total, n, peer = 0, 0, ("", 0)
+    try:
+        while n < count:
+            data, peer = s.recvfrom(65536)
+            if data == b"STOP":
+                break
+            s.sendto(data, peer); total += len(data); n += 1
+    except socket.timeout:
+        pass
+print(json.dumps({"peer": peer[0], "bytes": total}), flush=True)
+"""
+
+CLIENT = r"""
+import json, os, socket, sys
+proto, addr, port, count, size, timeout = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
+fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
+sent = received = nbytes = 0
+if proto == "tcp":
+    s = socket.create_connection((addr, port), timeout=timeout)
+    for i in range(count):
+        msg = os.urandom(size)
+        s.sendall(msg); sent += 1
+        got = b""
+        while len(got) < size:
+            chunk = s.recv(size - len(got))
+            if not chunk:
+                break
+            got += chunk
+        if got == msg:
+            received += 1; nbytes += len(got)
+    s.close()
+else:
+    s = socket.socket(fam, socket.SOCK_DGRAM); s.settimeout(timeout)
+    for i in range(count):
+        msg = os.urandom(size)
+        s.sendto(msg, (addr, port)); sent += 1
+        try:
+            got, _peer = s.recvfrom(65536)
+        except socket.timeout:
+            continue
+        if got == msg:
+            received += 1; nbytes += len(got)
+    s.sendto(b"STOP", (addr, port))
+print(json.dumps({"sent": sent, "received": received, "bytes": nbytes}))
+"""
+
+
+DRIVER = r"""
+import json, subprocess, sys
+job = json.loads(sys.argv[1])
+def in_netns(ns, argv):
+    return (["ip", "netns", "exec", ns] + argv) if ns else argv
+server = subprocess.Popen(in_netns(job["server_namespace"], [sys.executable, "-c", job["server"]] + job["args"]),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+out = {"client": None, "server": None, "error": None}
+try:
+    if server.stdout.readline().strip() != "READY":
+        out["error"] = "echo server in namespace %s did not start: %s" % (job["server_namespace"], server.stderr.read().strip())
+    else:
+        client = subprocess.run(in_netns(job["client_namespace"], [sys.executable, "-c", job["client"]] + job["args"]),
+                                capture_output=True, universal_newlines=True, timeout=job["deadline"])
+        if client.returncode != 0:
+            out["error"] = "client in namespace %s failed: %s" % (job["client_namespace"], client.stderr.strip())
+        else:
+            out["client"] = json.loads(client.stdout)
+        srv_out, srv_err = server.communicate(timeout=job["deadline"])
+        lines = [l for l in srv_out.splitlines() if l.strip()]
+        if server.returncode != 0 or not lines:
+            out["error"] = out["error"] or "echo server in namespace %s failed: %s" % (job["server_namespace"], srv_err.strip())
+        else:
+            out["server"] = json.loads(lines[-1])
+finally:
+    if server.poll() is None:
+        server.kill()
+        server.wait()
+print(json.dumps(out))
+"""
+
+
+def _ovs_stats(module, names):
+    """Live packet counters of OVS ports (``ovs-ofctl dump-ports``)."""
+    stats = {}
+    for name in names:
+        rc, bridge, err = module.run_command(["ovs-vsctl", "--timeout=10", "port-to-br", name])
+        if rc == 0:
+            rc, out, err = module.run_command(["ovs-ofctl", "dump-ports", bridge.strip(), name])
+        if rc != 0:
+            module.fail_json(msg="cannot read the counters of OVS port %s: %s" % (name, err.strip()))
+        stats[name] = parse_ofctl_port_stats(out)
+    return stats
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            server_namespace=dict(type="str", required=True),
+            server_address=dict(type="str", required=True),
+            client_namespace=dict(type="str", required=True),
+            protocol=dict(type="str", choices=["tcp", "udp"], default="tcp"),
+            port=dict(type="int", default=5201),
+            count=dict(type="int", default=100),
+            size=dict(type="int", default=1000),
+            timeout=dict(type="float", default=5.0),
+            min_ratio=dict(type="float", default=1.0),
+            ovs_interfaces=dict(type="list", elements="str", default=[]),
+        ),
+        supports_check_mode=True,
+    )
+    p = module.params
+    if p["count"] < 1 or not 1 <= p["size"] <= 65000:
+        module.fail_json(msg="count must be at least 1 and size within 1..65000")
+    args = [p["protocol"], p["server_address"], str(p["port"]), str(p["count"]), str(p["size"]), str(p["timeout"])]
+    before = _ovs_stats(module, p["ovs_interfaces"])
+    job = dict(server_namespace=p["server_namespace"], client_namespace=p["client_namespace"], server=SERVER, client=CLIENT,
+               args=args, deadline=p["timeout"] * (p["count"] + 3))
+    rc, out, err = module.run_command([sys.executable, "-c", DRIVER, json.dumps(job)])
+    if rc != 0:
+        module.fail_json(msg="traffic driver failed: %s" % (err.strip() or out.strip()))
+    outcome = json.loads(out)
+    if outcome["error"]:
+        module.fail_json(msg=outcome["error"])
+    client, srv = outcome["client"], outcome["server"]
+    after = _ovs_stats(module, p["ovs_interfaces"])
+    ovs_packets = {}
+    for name in p["ovs_interfaces"]:
+        ovs_packets[name] = dict((k, after[name].get(k, 0) - before[name].get(k, 0)) for k in ("rx_packets", "tx_packets"))
+    result = dict(changed=False, sent=client["sent"], received=client["received"], bytes=client["bytes"],
+                  server_peer=srv["peer"], ovs_packets=ovs_packets)
+    if client["received"] < p["min_ratio"] * client["sent"]:
+        module.fail_json(msg="%s exchange %s -> %s: %d of %d messages came back" % (
+            p["protocol"].upper(), p["client_namespace"], p["server_namespace"], client["received"], client["sent"]), **result)
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,331 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: offload.testbed developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: virtual_lab_net
+short_description: Network namespaces, veth wires and Open vSwitch ports of the virtual lab
+version_added: 0.1.0
+description:
+  - Builds or removes, on the host it runs on, a lab of network namespaces joined by veth wires to
+    Open vSwitch bridges, with VLAN access tags, addresses, routes and OVS internal ports.
+  - Reads the current state (C(ip -j), C(ethtool -k), C(ovs-vsctl --format=json)), compares it with
+    the declared lab, then runs only the commands needed; every OVS change goes into one
+    C(ovs-vsctl) transaction.
+  - Validates the whole definition before it reads or changes anything; a malformed CIDR, a VLAN
+    outside 1..4094, a namespace declared twice or an address outside its network's subnet fails
+    with a message naming the option.
+  - Turns off on every veth end and internal port the offloads listed in O(offloads_off). The Open
+    vSwitch userspace (netdev) datapath does not complete checksums or segment large frames that
+    the kernel hands it with those offloads on, so TCP through it silently stalls.
+  - O(state=absent) removes the declared namespaces, veths and OVS ports, and the bridges the
+    module created (they carry C(external_ids:offload-testbed=virtual_lab)) once no other port
+    is left on them; nothing else is touched.
+author:
+  - offload.testbed developers (@offload-testbed)
+attributes:
+  check_mode:
+    support: full
+    description: Reads the state and returns the planned O(ignore:commands) without running them.
+  diff_mode:
+    support: full
+    description: Returns the lab's namespaces, addresses and internal ports before and after.
+options:
+  state:
+    description: Whether the lab exists.
+    type: str
+    choices: [present, absent]
+    default: present
+  bridge:
+    description: The lab's Open vSwitch bridge, where networks without their own O(networks[].bridge) attach.
+    type: str
+    default: underlay
+  datapath_type:
+    description: Datapath of the lab's bridges; C(netdev) is the userspace datapath that needs no kernel module.
+    type: str
+    choices: [netdev, system]
+    default: netdev
+  fail_mode:
+    description: Fail mode of O(bridge); C(standalone) makes it a learning switch (the NORMAL action).
+    type: str
+    choices: [standalone, secure]
+    default: standalone
+  mtu:
+    description: MTU of every veth end and internal port.
+    type: int
+    default: 1500
+  offloads_off:
+    description: C(ethtool -K) features turned off on every interface of the lab.
+    type: list
+    elements: str
+    default: [tx, tso, gso]
+  networks:
+    description: The lab's networks (one per VLAN).
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      name:
+        description: Name the links refer to.
+        type: str
+        required: true
+      cidr:
+        description: Subnet of the network; every address on it must be inside it.
+        type: str
+        required: true
+      vlan:
+        description: Access VLAN tag of the network's ports on the bridge (1..4094); unset for untagged.
+        type: int
+      bridge:
+        description: Bridge the network's ports attach to, when not O(bridge).
+        type: str
+  namespaces:
+    description: Network namespaces, each with veth links into the lab's networks.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      name:
+        description: Namespace name.
+        type: str
+        required: true
+      links:
+        description: Veth wires from the namespace to a bridge.
+        type: list
+        elements: dict
+        default: []
+        suboptions:
+          name:
+            description: Interface name inside the namespace.
+            type: str
+            required: true
+          peer:
+            description: Name of the host end, which becomes the OVS port (at most 15 characters).
+            type: str
+            required: true
+          network:
+            description: Name of the network in O(networks) the wire belongs to.
+            type: str
+            required: true
+          address:
+            description: Address with prefix length, inside the network's subnet.
+            type: str
+          gateway:
+            description: Default gateway of the namespace, on this link's subnet.
+            type: str
+          mac:
+            description: MAC address of the interface inside the namespace.
+            type: str
+          iface_id:
+            description: C(external_ids:iface-id) of the OVS interface, binding it to an OVN logical port.
+            type: str
+      routes:
+        description: Static routes in the namespace.
+        type: list
+        elements: dict
+        default: []
+        suboptions:
+          to:
+            description: Destination CIDR.
+            type: str
+            required: true
+          via:
+            description: Next hop.
+            type: str
+            required: true
+  internal_ports:
+    description: OVS internal ports created on the host (in the root namespace), with their addresses.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      name:
+        description: Port and interface name.
+        type: str
+        required: true
+      network:
+        description: Name of the network in O(networks).
+        type: str
+        required: true
+      address:
+        description: Address with prefix length, inside the network's subnet.
+        type: str
+      mac:
+        description: MAC address.
+        type: str
+      iface_id:
+        description: C(external_ids:iface-id) of the OVS interface.
+        type: str
+"""
+
+EXAMPLES = r"""
+- name: Two namespaces on VLAN 30 of a userspace bridge
+  offload.testbed.virtual_lab_net:
+    bridge: underlay
+    networks:
+      - {name: servers, cidr: 192.168.0.0/24, vlan: 30}
+    namespaces:
+      - name: ltb-srv1
+        links: [{name: eth0, peer: ltb-srv1, network: servers, address: 192.168.0.3/24}]
+      - name: ltb-srv2
+        links: [{name: eth0, peer: ltb-srv2, network: servers, address: 192.168.0.4/24}]
+
+- name: Remove it again
+  offload.testbed.virtual_lab_net:
+    state: absent
+    networks:
+      - {name: servers, cidr: 192.168.0.0/24, vlan: 30}
+    namespaces:
+      - name: ltb-srv1
+        links: [{name: eth0, peer: ltb-srv1, network: servers}]
+      - name: ltb-srv2
+        links: [{name: eth0, peer: ltb-srv2, network: servers}]
+"""
+
+RETURN = r"""
+commands:
+  description: The commands run (or, in check mode, that would run), in order.
+  returned: always
+  type: list
+  elements: str
+  sample: ["ip netns add ltb-srv1", "ovs-vsctl --timeout=30 -- add-port underlay ltb-srv1 tag=30"]
+lab:
+  description: Namespaces with their interfaces' addresses, and internal ports with theirs, after the run.
+  returned: always
+  type: dict
+  sample: {"namespaces": {"ltb-srv1": {"eth0": ["192.168.0.3/24"]}}, "internal_ports": {"mgt": ["10.10.0.3/24"]}}
+"""
+
+import shlex
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils import virtual_lab as vl
+
+LINK_SPEC = dict(
+    name=dict(type="str", required=True),
+    peer=dict(type="str", required=True),
+    network=dict(type="str", required=True),
+    address=dict(type="str"),
+    gateway=dict(type="str"),
+    mac=dict(type="str"),
+    iface_id=dict(type="str"),
+)
+
+ARGUMENT_SPEC = dict(
+    state=dict(type="str", choices=["present", "absent"], default="present"),
+    bridge=dict(type="str", default="underlay"),
+    datapath_type=dict(type="str", choices=["netdev", "system"], default="netdev"),
+    fail_mode=dict(type="str", choices=["standalone", "secure"], default="standalone"),
+    mtu=dict(type="int", default=1500),
+    offloads_off=dict(type="list", elements="str", default=["tx", "tso", "gso"]),
+    networks=dict(type="list", elements="dict", default=[], options=dict(
+        name=dict(type="str", required=True),
+        cidr=dict(type="str", required=True),
+        vlan=dict(type="int"),
+        bridge=dict(type="str"),
+    )),
+    namespaces=dict(type="list", elements="dict", default=[], options=dict(
+        name=dict(type="str", required=True),
+        links=dict(type="list", elements="dict", default=[], options=LINK_SPEC),
+        routes=dict(type="list", elements="dict", default=[], options=dict(
+            to=dict(type="str", required=True),
+            via=dict(type="str", required=True),
+        )),
+    )),
+    internal_ports=dict(type="list", elements="dict", default=[], options=dict(
+        name=dict(type="str", required=True),
+        network=dict(type="str", required=True),
+        address=dict(type="str"),
+        mac=dict(type="str"),
+        iface_id=dict(type="str"),
+    )),
+)
+
+
+class Lab(object):
+    """Reads the host through run_command; the only place that runs commands."""
+
+    def __init__(self, module):
+        self.module = module
+
+    def run(self, argv, check=True):
+        rc, out, err = self.module.run_command(argv)
+        if rc != 0 and check:
+            self.module.fail_json(msg="%s failed (rc=%d): %s" % (shlex.join(argv), rc, err.strip() or out.strip()),
+                                  cmd=shlex.join(argv), rc=rc, stdout=out, stderr=err)
+        return rc, out
+
+    def read(self, lab):
+        _rc, out = self.run(["ip", "netns", "list"])
+        netns = vl.parse_netns_list(out)
+        _rc, out = self.run(["ip", "-j", "addr", "show"])
+        root = vl.parse_ip_addr_json(out)
+        state = {"netns": netns, "root_links": root, "ns_links": {}, "ns_routes": {}, "features": {}}
+        features = []
+        for ns in lab["namespaces"]:
+            name = ns["name"]
+            if name not in netns:
+                continue
+            _rc, out = self.run(["ip", "-j", "-n", name, "addr", "show"])
+            state["ns_links"][name] = vl.parse_ip_addr_json(out)
+            _rc, out = self.run(["ip", "-j", "-n", name, "route", "show"])
+            state["ns_routes"][name] = vl.parse_ip_route_json(out)
+            for link in ns["links"]:
+                if link["name"] in state["ns_links"][name]:
+                    features.append((name, link["name"]))
+                if link["peer"] in root:
+                    features.append(("", link["peer"]))
+        for port in lab["internal_ports"]:
+            if port["name"] in root:
+                features.append(("", port["name"]))
+        for ns, dev in features:
+            argv = ["ethtool", "-k", dev]
+            if ns:
+                argv = ["ip", "netns", "exec", ns] + argv
+            _rc, out = self.run(argv)
+            state["features"][(ns, dev)] = vl.parse_ethtool_features(out)
+        listing = []
+        for table in ("Bridge", "Port", "Interface"):
+            _rc, out = self.run(["ovs-vsctl", "--timeout=10", "--format=json", "list", table])
+            listing.append(out)
+        state["ovs"] = vl.parse_ovs_state(*listing)
+        return state
+
+
+def main():
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    lab = dict(module.params)
+    errors = vl.validate(lab)
+    if errors:
+        module.fail_json(msg="invalid lab definition: " + "; ".join(errors), errors=errors)
+
+    host = Lab(module)
+    before = host.read(lab)
+    planner = vl.plan_present if lab["state"] == "present" else vl.plan_absent
+    pre, ovs_cmds, post = planner(lab, before)
+    commands = list(pre)
+    transaction = vl.ovs_transaction(ovs_cmds)
+    if transaction:
+        commands.append(transaction)
+    commands.extend(post)
+
+    result = dict(changed=bool(commands), commands=[shlex.join(c) for c in commands])
+    after = before
+    if commands and not module.check_mode:
+        for argv in commands:
+            host.run(argv)
+        after = host.read(lab)
+    result["lab"] = vl.summary(lab, after)
+    if module._diff:
+        result["diff"] = dict(before=vl.summary(lab, before), after=result["lab"])
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

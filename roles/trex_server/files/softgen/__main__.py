@@ -1,0 +1,55 @@
+"""``python3 -m softgen --port NAME:NETNS:IFACE ...``: run the software TRex server."""
+import argparse
+import logging
+import signal
+import sys
+
+from softgen.fieldengine import DEFAULT_RING_CAP
+from softgen.server import SoftGenServer
+
+
+def parse_port(spec):
+    parts = spec.split(":")
+    if len(parts) != 3 or not parts[0] or not parts[2]:
+        raise argparse.ArgumentTypeError("port must be NAME:NETNS:IFACE (NETNS may be '-' or empty for the current namespace)")
+    name, netns, iface = parts
+    return name, (netns if netns not in ("", "-") else "-"), iface
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="softgen", description="Software packet generator speaking the TRex stateless protocol")
+    parser.add_argument("--rpc-port", type=int, default=4501)
+    parser.add_argument("--pub-port", type=int, default=4500)
+    parser.add_argument("--bind", default="127.0.0.1")
+    parser.add_argument("--port", dest="ports", action="append", type=parse_port, required=True,
+                        help="NAME:NETNS:IFACE, repeatable; TRex port 0, 1, ... in order; IFACE 'null' is a sink")
+    parser.add_argument("--ring-cap", type=int, default=DEFAULT_RING_CAP, help="most precomputed frames per stream")
+    parser.add_argument("--log-file", default=None)
+    parser.add_argument("--verbose", action="store_true")
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(filename=args.log_file, level=logging.DEBUG if args.verbose else logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    server = SoftGenServer(args.ports, rpc_port=args.rpc_port, pub_port=args.pub_port, bind=args.bind, ring_cap=args.ring_cap)
+
+    def _stop(_signum, _frame):
+        server.shutdown()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    try:
+        server.start_ports()
+    except (RuntimeError, OSError) as exc:
+        logging.getLogger("softgen").error("%s", exc)
+        for port in server.ports:
+            port.stop_worker()
+        return 1
+    server.serve_forever()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,512 @@
+"""One TRex port: a process that lives in the port's network namespace.
+
+Started by the server as ``python3 -m softgen.portworker --netns NS --iface IF``.
+It enters the namespace with ``setns(2)`` before it opens any socket or starts
+any thread, then talks to the server over its stdin/stdout: JSON commands in,
+JSON events out (one object per line).
+
+- TX: the streams' frame rings (built by :mod:`softgen.fieldengine`) are sent
+  with ``sendmmsg`` on an AF_PACKET socket bound to the interface; a credit
+  (token) bucket per stream sets the rate. ``opackets``/``obytes`` count what
+  the kernel accepted, so the achieved rate is reported, not the requested one.
+- RX: ``ipackets``/``ibytes`` are the interface's receive counters from
+  ``/proc/net/dev`` read inside the namespace: every frame that arrived on the
+  port, at any rate, without copying frames to user space. Frames this port
+  sent itself are transmit counters there, never receive ones.
+- ARP: replies for the port's IPv4 address (``set_l3``), resolves the
+  gateway (ARP requests until a reply, then reports the MAC), and answers
+  IPv6 neighbour solicitations for the port's IPv6 address (NS -> NA).
+- ``iface`` ``null`` (or ``null0``...) is a sink without a socket: frames are
+  counted as sent at the requested rate (protocol tests without namespaces).
+"""
+import argparse
+import base64
+import errno
+import fcntl
+import json
+import os
+import queue
+import socket
+import struct
+import sys
+import threading
+import time
+
+from softgen import fastio
+from softgen.fieldengine import DEFAULT_RING_CAP, FieldEngineError, build_ring
+
+SIOCGIFHWADDR = 0x8927
+FCS = 4
+STATS_INTERVAL = 0.1
+
+
+def mac_to_bytes(mac):
+    return bytes(int(x, 16) for x in mac.split(":"))
+
+
+def mac_to_str(raw):
+    return ":".join("%02x" % b for b in raw)
+
+
+def get_mac(iface):
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        info = fcntl.ioctl(sock.fileno(), SIOCGIFHWADDR, struct.pack("256s", iface.encode()[:15]))
+    finally:
+        sock.close()
+    return mac_to_str(info[18:24])
+
+
+def read_if_counters(iface):
+    """(rx_bytes, rx_packets, tx_bytes, tx_packets, tx_dropped) of ``iface`` in this process's namespace."""
+    with open("/proc/self/net/dev", encoding="ascii") as handle:
+        for line in handle:
+            if ":" not in line:
+                continue
+            name, data = line.split(":", 1)
+            if name.strip() == iface:
+                fields = data.split()
+                return int(fields[0]), int(fields[1]), int(fields[8]), int(fields[9]), int(fields[11])
+    return 0, 0, 0, 0, 0
+
+
+def _csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    total = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while total >> 16:
+        total = (total & 0xFFFF) + (total >> 16)
+    return ~total & 0xFFFF
+
+
+class NullSink:
+    """Stand-in for the TX socket of a ``null`` port."""
+
+    @staticmethod
+    def fileno():
+        return -1
+
+    def send(self, data):
+        return len(data)
+
+    def close(self):
+        pass
+
+
+class TxStream:
+    """Scheduling state of one stream on this port."""
+
+    def __init__(self, spec, ring):
+        self.sid = spec["id"]
+        self.ring = ring
+        self.pps = float(spec["pps"])
+        mode = spec.get("mode", {})
+        self.mode = mode.get("type", "continuous")
+        self.isg = float(spec.get("isg", 0)) / 1e6
+        self.next_id = spec.get("next", -1)
+        self.self_start = spec.get("self_start", True)
+        self.burst = None
+        self.bursts = 1
+        self.ibg = 0.0
+        if self.mode == "single_burst":
+            self.burst = int(mode.get("total_pkts", 1))
+        elif self.mode == "multi_burst":
+            self.burst = int(mode.get("pkts_per_burst", 1))
+            self.bursts = int(mode.get("count", 1))
+            self.ibg = float(mode.get("ibg", 0)) / 1e6
+        self.remaining = None
+        self.credit = 0.0
+        self.last = 0.0
+        self.wait_until = 0.0
+
+    def activate(self, now, delay):
+        self.remaining = self.burst
+        self.bursts_left = self.bursts
+        self.credit = 0.0
+        self.wait_until = now + delay
+        self.last = self.wait_until
+
+
+class PortWorker:
+    def __init__(self, iface, ring_cap):
+        self.iface = iface
+        self.ring_cap = ring_cap
+        self.null = iface.startswith("null")
+        self.out_lock = threading.Lock()
+        self.cmds = queue.Queue()
+        self.quit = threading.Event()
+        self.counters = {"opackets": 0, "obytes": 0, "oerrors": 0}
+        if self.null:
+            self.mac = "02:00:00:00:00:%02x" % (hash(iface) & 0xFF)
+            self.tx = NullSink()
+            self.ctl = NullSink()
+            self.rx_base = (0, 0, 0, 0, 0)
+        else:
+            self.mac = get_mac(iface)
+            self.tx = fastio.open_tx_socket(iface)
+            self.ctl = fastio.open_tx_socket(iface)
+            self.rx_base = read_if_counters(iface)
+        self.mac_raw = mac_to_bytes(self.mac)
+        # L3 state, shared with the ARP thread
+        self.ip = None
+        self.gw = None
+        self.gw_mac = None
+        self.ipv6 = None
+        self.vlan = []
+        # TX state
+        self.streams = {}
+        self.active = []
+        self.running = False
+        self.paused = False
+        self.end = None
+
+    # ---------------------------------------------------------------- output
+    def emit(self, **event):
+        line = json.dumps(event) + "\n"
+        with self.out_lock:
+            try:
+                sys.stdout.write(line)
+                sys.stdout.flush()
+            except (BrokenPipeError, ValueError):
+                self.quit.set()
+
+    def stats(self):
+        rx_bytes = rx_pkts = tx_drop = 0
+        if not self.null:
+            cur = read_if_counters(self.iface)
+            rx_bytes = cur[0] - self.rx_base[0]
+            rx_pkts = cur[1] - self.rx_base[1]
+            tx_drop = cur[4] - self.rx_base[4]
+        times = os.times()
+        return {"ev": "stats", "ts": time.monotonic(), "opackets": self.counters["opackets"],
+                "obytes": self.counters["obytes"], "oerrors": self.counters["oerrors"] + tx_drop,
+                "ipackets": rx_pkts, "ibytes": rx_bytes + FCS * rx_pkts, "ierrors": 0,
+                "cpu": times.user + times.system, "running": self.running and not self.paused}
+
+    def stats_loop(self):
+        while not self.quit.wait(STATS_INTERVAL):
+            self.emit(**self.stats())
+
+    def stdin_loop(self):
+        for line in sys.stdin:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                self.cmds.put(json.loads(line))
+            except ValueError:
+                self.emit(ev="error", msg="bad command line")
+        self.cmds.put({"cmd": "quit"})
+
+    # ---------------------------------------------------------------- L2/L3 services
+    def _vlan_hdr(self, ethertype):
+        hdr = b""
+        for i, tag in enumerate(self.vlan):
+            tpid = 0x88A8 if (len(self.vlan) == 2 and i == 0) else 0x8100
+            hdr += struct.pack("!HH", tpid, tag)
+        return hdr + struct.pack("!H", ethertype)
+
+    def send_ctl(self, frame):
+        if self.null:
+            return
+        try:
+            self.ctl.send(frame)
+        except OSError:
+            pass
+
+    def arp_frame(self, op, dst_mac, target_mac, sender_ip, target_ip):
+        return (dst_mac + self.mac_raw + self._vlan_hdr(0x0806)
+                + struct.pack("!HHBBH", 1, 0x0800, 6, 4, op) + self.mac_raw + sender_ip + target_mac + target_ip)
+
+    def send_arp_request(self):
+        if self.ip and self.gw:
+            self.send_ctl(self.arp_frame(1, b"\xff" * 6, b"\0" * 6, self.ip, self.gw))
+
+    def send_grat_arp(self):
+        if self.ip:
+            self.send_ctl(self.arp_frame(1, b"\xff" * 6, b"\0" * 6, self.ip, self.ip))
+
+    def _strip_vlan(self, data):
+        off = 12
+        ethertype = struct.unpack_from("!H", data, off)[0]
+        while ethertype in (0x8100, 0x88A8) and len(data) >= off + 6:
+            off += 4
+            ethertype = struct.unpack_from("!H", data, off)[0]
+        return ethertype, off + 2
+
+    def handle_arp(self, data):
+        ethertype, off = self._strip_vlan(data)
+        if ethertype != 0x0806 or len(data) < off + 28:
+            return
+        op = struct.unpack_from("!H", data, off + 6)[0]
+        sha = data[off + 8:off + 14]
+        spa = data[off + 14:off + 18]
+        tpa = data[off + 24:off + 28]
+        if self.gw and spa == self.gw and sha != b"\0" * 6:
+            mac = mac_to_str(sha)
+            if mac != self.gw_mac:
+                self.gw_mac = mac
+                self.emit(ev="arp", ip=socket.inet_ntoa(spa), mac=mac)
+        if op == 1 and self.ip and tpa == self.ip and spa != self.ip:
+            self.send_ctl(self.arp_frame(2, sha, sha, self.ip, spa))
+
+    def handle_ipv6(self, data):
+        ethertype, off = self._strip_vlan(data)
+        if ethertype != 0x86DD or not self.ipv6 or len(data) < off + 64:
+            return
+        if data[off + 6] != 58 or data[off + 40] != 135:
+            return
+        target = data[off + 48:off + 64]
+        if target != self.ipv6:
+            return
+        src_ip = data[off + 8:off + 24]
+        dst_mac = data[6:12]
+        if src_ip == b"\0" * 16:  # DAD probe: answer to all-nodes
+            src_ip_reply = socket.inet_pton(socket.AF_INET6, "ff02::1")
+            dst_mac = b"\x33\x33\x00\x00\x00\x01"
+            flags = 0x20000000
+        else:
+            src_ip_reply = src_ip
+            flags = 0x60000000
+        body = struct.pack("!BBHI", 136, 0, 0, flags) + target + struct.pack("!BB", 2, 1) + self.mac_raw
+        pseudo = self.ipv6 + src_ip_reply + struct.pack("!I3xB", len(body), 58)
+        body = body[:2] + struct.pack("!H", _csum(pseudo + body)) + body[4:]
+        ip6 = struct.pack("!IHBB", 0x60000000, len(body), 58, 255) + self.ipv6 + src_ip_reply
+        self.send_ctl(dst_mac + self.mac_raw + self._vlan_hdr(0x86DD) + ip6 + body)
+
+    def rx_loop(self, proto, handler):
+        sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(proto))
+        sock.bind((self.iface, proto))
+        sock.settimeout(0.5)
+        try:
+            while not self.quit.is_set():
+                try:
+                    data, addr = sock.recvfrom(2048)
+                except socket.timeout:
+                    continue
+                except OSError:
+                    break
+                if addr[2] == fastio.PACKET_OUTGOING:
+                    continue
+                handler(data)
+        finally:
+            sock.close()
+
+    def resolver_loop(self):
+        while not self.quit.wait(0.5):
+            if self.gw and not self.gw_mac:
+                self.send_arp_request()
+
+    # ---------------------------------------------------------------- commands
+    def handle_cmd(self, cmd):
+        kind = cmd.get("cmd")
+        now = time.monotonic()
+        if kind == "quit":
+            self.quit.set()
+        elif kind == "start":
+            self.start(cmd)
+        elif kind == "stop":
+            if self.running:
+                self.running = False
+                self.active = []
+        elif kind == "pause":
+            self.paused = True
+        elif kind == "resume":
+            if self.paused:
+                self.paused = False
+                for stream in self.active:
+                    stream.last = max(stream.last, now)
+        elif kind == "rate":
+            factor = float(cmd.get("factor", 1.0))
+            for stream in self.streams.values():
+                stream.pps *= factor
+        elif kind == "l3":
+            self.ip = socket.inet_aton(cmd["src"]) if cmd.get("src") else None
+            self.gw = socket.inet_aton(cmd["dst"]) if cmd.get("dst") else None
+            self.gw_mac = cmd.get("resolved_mac")
+            self.send_grat_arp()
+            if self.gw and not self.gw_mac:
+                self.send_arp_request()
+        elif kind == "l2":
+            self.ip = self.gw = self.gw_mac = None
+        elif kind == "vlan":
+            self.vlan = [int(v) for v in cmd.get("tags", [])]
+        elif kind == "ipv6":
+            self.ipv6 = socket.inet_pton(socket.AF_INET6, cmd["src"]) if cmd.get("src") else None
+        elif kind == "push":
+            for pkt in cmd.get("pkts", []):
+                frame = base64.b64decode(pkt)
+                self.send_ctl(frame)
+                self.counters["opackets"] += 1
+                self.counters["obytes"] += len(frame) + FCS
+
+    def make_ring(self, frames):
+        try:
+            return fastio.TxRing(self.iface, frames)
+        except OSError as exc:
+            self.emit(ev="error", msg="PACKET_TX_RING unavailable ({0}); using sendmmsg".format(exc))
+            return fastio.FrameRing(frames)
+
+    def close_rings(self):
+        for stream in self.streams.values():
+            close = getattr(stream.ring, "close", None)
+            if close:
+                close()
+        self.streams = {}
+
+    def start(self, cmd):
+        self.close_rings()
+        try:
+            for spec in cmd["streams"]:
+                frames = build_ring(base64.b64decode(spec["packet"]), spec.get("vm"), self.ring_cap, spec.get("seed"))
+                ring = NullRing(frames) if self.null else self.make_ring(frames)
+                self.streams[spec["id"]] = TxStream(spec, ring)
+        except (FieldEngineError, ValueError, KeyError) as exc:
+            self.emit(ev="error", msg="start failed: {0}".format(exc))
+            self.emit(ev="done")
+            return
+        now = time.monotonic()
+        self.active = []
+        for stream in self.streams.values():
+            if stream.self_start:
+                stream.activate(now, stream.isg)
+                self.active.append(stream)
+        duration = cmd.get("duration", -1)
+        self.end = now + duration if duration and duration > 0 else None
+        self.running = True
+        self.paused = False
+        self.emit(ev="started", rings={str(k): s.ring.count for k, s in self.streams.items()})
+
+    # ---------------------------------------------------------------- TX loop
+    def _send(self, stream, n):
+        try:
+            sent, nbytes = stream.ring.send(self.tx.fileno(), n)
+        except OSError as exc:
+            if exc.errno in (errno.ENOBUFS, errno.EAGAIN):
+                return 0
+            self.counters["oerrors"] += 1
+            return 0
+        self.counters["opackets"] += sent
+        self.counters["obytes"] += nbytes + FCS * sent
+        return sent
+
+    def _finish_burst(self, stream, now, finished):
+        stream.bursts_left -= 1
+        if stream.bursts_left > 0:
+            stream.remaining = stream.burst
+            stream.wait_until = now + stream.ibg
+            stream.last = stream.wait_until
+            stream.credit = 0.0
+            return
+        finished.append(stream)
+        nxt = self.streams.get(stream.next_id)
+        if nxt is not None:
+            nxt.activate(now, nxt.isg)
+            if nxt not in self.active:
+                self.active.append(nxt)
+
+    def tx_step(self):
+        now = time.monotonic()
+        if self.end is not None and now >= self.end:
+            self.running = False
+            self.active = []
+            self.emit(**self.stats())
+            self.emit(ev="done")
+            return
+        next_due = now + 0.002
+        finished = []
+        sent_any = False
+        for stream in self.active:
+            if stream.wait_until > now:
+                next_due = min(next_due, stream.wait_until)
+                continue
+            stream.credit += (now - stream.last) * stream.pps
+            stream.last = now
+            cap = max(64.0, stream.pps * 0.005)
+            if stream.credit > cap:
+                stream.credit = cap
+            want = int(stream.credit)
+            if stream.remaining is not None:
+                want = min(want, stream.remaining)
+            if want > 0:
+                sent = self._send(stream, want)
+                stream.credit -= sent
+                # a full kernel ring (sent == 0) is retried at once rather than slept on
+                sent_any = True
+                if stream.remaining is not None:
+                    stream.remaining -= sent
+                    if stream.remaining <= 0:
+                        self._finish_burst(stream, now, finished)
+            elif stream.pps > 0:
+                next_due = min(next_due, now + (1.0 - stream.credit) / stream.pps)
+        for stream in finished:
+            if stream in self.active and stream.bursts_left <= 0 and stream.remaining is not None:
+                self.active.remove(stream)
+        if not self.active:
+            self.running = False
+            self.emit(**self.stats())
+            self.emit(ev="done")
+            return
+        if not sent_any:
+            delay = next_due - time.monotonic()
+            if delay > 0:
+                time.sleep(min(delay, 0.002))
+
+    def run(self):
+        threads = [threading.Thread(target=self.stdin_loop, daemon=True),
+                   threading.Thread(target=self.stats_loop, daemon=True)]
+        if not self.null:
+            threads.append(threading.Thread(target=self.rx_loop, args=(fastio.ETH_P_ARP, self.handle_arp), daemon=True))
+            threads.append(threading.Thread(target=self.rx_loop, args=(fastio.ETH_P_IPV6, self.handle_ipv6), daemon=True))
+            threads.append(threading.Thread(target=self.resolver_loop, daemon=True))
+        for thread in threads:
+            thread.start()
+        self.emit(ev="hello", mac=self.mac, speed=10, pid=os.getpid())
+        while not self.quit.is_set():
+            busy = self.running and not self.paused
+            try:
+                cmd = self.cmds.get_nowait() if busy else self.cmds.get(timeout=0.2)
+            except queue.Empty:
+                cmd = None
+            while cmd is not None:
+                self.handle_cmd(cmd)
+                try:
+                    cmd = self.cmds.get_nowait()
+                except queue.Empty:
+                    cmd = None
+            if self.running and not self.paused:
+                self.tx_step()
+        self.emit(**self.stats())
+
+
+class NullRing:
+    """Ring for a ``null`` port: sends nothing, accepts everything."""
+
+    def __init__(self, frames):
+        self.count = len(frames)
+        self.lengths = [len(f) for f in frames]
+        self.pos = 0
+
+    def send(self, _fd, n):
+        n = min(n, fastio.MAX_BATCH)
+        nbytes = 0
+        for _ in range(n):
+            nbytes += self.lengths[self.pos]
+            self.pos = (self.pos + 1) % self.count
+        return n, nbytes
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="softgen port worker")
+    parser.add_argument("--netns", default="-")
+    parser.add_argument("--iface", required=True)
+    parser.add_argument("--ring-cap", type=int, default=DEFAULT_RING_CAP)
+    args = parser.parse_args(argv)
+    fastio.enter_netns(args.netns)
+    worker = PortWorker(args.iface, args.ring_cap)
+    worker.run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,929 @@
+"""The TRex stateless server protocol: JSON-RPC 2.0 over ZeroMQ REP plus a PUB publisher.
+
+Method names, parameters, replies and error codes follow TRex's RPC server
+(``src/stx/common/trex_rpc_cmds_common.cpp``, ``src/stx/stl/trex_stl_rpc_cmds.cpp``,
+``src/rpc-server/trex_rpc_jsonrpc_v2_parser.cpp``) closely enough for the
+unmodified ``trex_stl_lib`` (old, ``api_sync``) and ``trex.stl.api`` (new,
+``api_sync_v2``) clients. Frames are produced by one :mod:`softgen.portworker`
+process per port.
+"""
+import base64
+import json
+import logging
+import os
+import random
+import socket
+import string
+import struct
+import subprocess
+import sys
+import threading
+import time
+import zlib
+
+import zmq
+
+from softgen.fieldengine import DEFAULT_RING_CAP, FieldEngineError, Program
+
+LOG = logging.getLogger("softgen")
+
+VERSION = "v2.89-softgen"
+API_VERSIONS = {"STL": (5, 1), "core": (4, 1), "ASTF": (2, 0)}
+ZIP_MAGIC = 0xABE85CEA
+
+ERR_PARSE = -32700
+ERR_INVALID_REQ = -32600
+ERR_METHOD_NOT_FOUND = -32601
+ERR_INVALID_PARAMS = -32602
+ERR_INTERNAL = -32603
+ERR_EXECUTE = -32000
+
+EV_PORT_STARTED = 0
+EV_PORT_STOPPED = 1
+EV_PORT_PAUSED = 2
+EV_PORT_RESUMED = 3
+EV_PORT_JOB_DONE = 4
+EV_PORT_ACQUIRED = 5
+EV_PORT_RELEASED = 6
+EV_PORT_ERROR = 7
+EV_PORT_ATTR_CHG = 8
+EV_SERVER_STOPPED = 100
+
+COUNTERS = ("opackets", "obytes", "oerrors", "ipackets", "ibytes", "ierrors")
+RATE_WINDOW = 1.0
+
+
+class RpcError(Exception):
+    """An error reply: ``code`` is the JSON-RPC code, ``specific`` TRex's ``specific_err``."""
+
+    MESSAGES = {ERR_INVALID_PARAMS: "Bad paramters for method", ERR_EXECUTE: "Failed To Execute Method",
+                ERR_INTERNAL: "Internal Server Error"}
+
+    def __init__(self, code, specific):
+        super().__init__(specific)
+        self.code = code
+        self.specific = specific
+
+    def to_json(self):
+        return {"code": self.code, "message": self.MESSAGES.get(self.code, "error"), "specific_err": self.specific}
+
+
+def parse_err(msg):
+    return RpcError(ERR_INVALID_PARAMS, msg)
+
+
+def exec_err(msg):
+    return RpcError(ERR_EXECUTE, msg)
+
+
+_JSON_TYPES = {int: "int", float: "real", str: "string", bool: "boolean", list: "array", dict: "object", type(None): "null"}
+
+
+def _param(params, name, kind, default=Ellipsis):
+    """TRex-style typed parameter lookup (``parse_int``, ``parse_string``, ...)."""
+    if name not in params or params[name] is None:
+        if default is not Ellipsis:
+            return default
+        raise parse_err("field '{0}' is missing".format(name))
+    value = params[name]
+    ok = {
+        "int": isinstance(value, int) and not isinstance(value, bool),
+        "uint": isinstance(value, int) and not isinstance(value, bool) and value >= 0,
+        "double": isinstance(value, (int, float)) and not isinstance(value, bool),
+        "bool": isinstance(value, bool),
+        "string": isinstance(value, str),
+        "object": isinstance(value, dict),
+        "array": isinstance(value, list),
+    }[kind]
+    if not ok:
+        raise parse_err("'{0}' is '{1}', expecting '{2}'".format(name, _JSON_TYPES.get(type(value), "unknown"), kind))
+    return value
+
+
+def _valid_ipv4(addr):
+    try:
+        socket.inet_aton(addr)
+    except (OSError, TypeError):
+        return False
+    return addr.count(".") == 3
+
+
+def _valid_mac(mac):
+    parts = mac.split(":") if isinstance(mac, str) else []
+    return len(parts) == 6 and all(len(p) == 2 and all(c in string.hexdigits for c in p) for p in parts)
+
+
+class Port:
+    """Server-side state of one TRex port and the handle of its worker process."""
+
+    def __init__(self, index, name, netns, iface):
+        self.index = index
+        self.name = name
+        self.netns = netns
+        self.iface = iface
+        self.lock = threading.RLock()
+        self.owner = ""
+        self.handler = None
+        self.session_id = None
+        self.streams = {}
+        self.state = "IDLE"
+        self.service = False
+        self.mac = "00:00:00:00:00:00"
+        self.speed_gbps = 10
+        self.dst_mac = "ff:ff:ff:ff:ff:ff"
+        self.dst_configured = False
+        self.ipv4 = {"state": "none"}
+        self.ipv6 = {"enabled": False}
+        self.vlan = []
+        self.promiscuous = False
+        self.multicast = False
+        self.link_up = True
+        self.rx_queue = {"is_active": False, "count": 0, "size": 0}
+        self.mult = 1.0
+        self.base_pps = 0.0
+        self.counters = dict.fromkeys(COUNTERS, 0)
+        self.offsets = dict.fromkeys(COUNTERS, 0)
+        self.cpu = 0.0
+        self.history = []
+        self.rates = {"tx_pps": 0.0, "rx_pps": 0.0, "tx_bps": 0.0, "rx_bps": 0.0, "cpu_util": 0.0}
+        self.proc = None
+        self.hello = threading.Event()
+        self.last_error = None
+
+    # -------------------------------------------------------------- worker
+    def spawn(self, ring_cap, on_event):
+        pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env = dict(os.environ)
+        env["PYTHONPATH"] = pkg_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        cmd = [sys.executable, "-m", "softgen.portworker", "--netns", self.netns or "-", "--iface", self.iface,
+               "--ring-cap", str(ring_cap)]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True, bufsize=1)  # pylint: disable=consider-using-with
+        threading.Thread(target=self._read_loop, args=(on_event,), daemon=True, name="port%d-reader" % self.index).start()
+
+    def _read_loop(self, on_event):
+        for line in self.proc.stdout:
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            on_event(self, event)
+        on_event(self, {"ev": "exit", "rc": self.proc.wait()})
+
+    def send(self, **cmd):
+        if self.proc is None or self.proc.poll() is not None:
+            raise exec_err("port {0}: worker process is not running".format(self.index))
+        try:
+            self.proc.stdin.write(json.dumps(cmd) + "\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, ValueError) as exc:
+            raise exec_err("port {0}: worker process is gone".format(self.index)) from exc
+
+    def stop_worker(self):
+        if self.proc is None:
+            return
+        try:
+            self.send(cmd="quit")
+        except RpcError:
+            pass
+        try:
+            self.proc.wait(timeout=3)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+    # -------------------------------------------------------------- stats
+    def update_counters(self, event):
+        with self.lock:
+            for key in COUNTERS:
+                self.counters[key] = event.get(key, 0)
+            now = event.get("ts", time.monotonic())
+            self.history.append((now, self.counters["opackets"], self.counters["obytes"], self.counters["ipackets"],
+                                 self.counters["ibytes"], event.get("cpu", 0.0)))
+            while len(self.history) > 2 and now - self.history[1][0] >= RATE_WINDOW:
+                self.history.pop(0)
+            first = self.history[0]
+            span = now - first[0]
+            if span > 0:
+                self.rates = {"tx_pps": (self.counters["opackets"] - first[1]) / span,
+                              "tx_bps": 8.0 * (self.counters["obytes"] - first[2]) / span,
+                              "rx_pps": (self.counters["ipackets"] - first[3]) / span,
+                              "rx_bps": 8.0 * (self.counters["ibytes"] - first[4]) / span,
+                              "cpu_util": min(100.0, 100.0 * (event.get("cpu", 0.0) - first[5]) / span)}
+
+    def stats(self):
+        with self.lock:
+            values = {key: self.counters[key] - self.offsets[key] for key in COUNTERS}
+            rates = dict(self.rates)
+        if self.state not in ("TX", "PAUSE") and rates["tx_pps"] < 0.5:
+            rates["tx_pps"] = rates["tx_bps"] = 0.0
+        values.update(rates)
+        return values
+
+    def clear(self):
+        with self.lock:
+            self.offsets = dict(self.counters)
+
+    # -------------------------------------------------------------- JSON views
+    def layer_cfg(self):
+        ether = {"src": self.mac, "dst": self.dst_mac,
+                 "state": "configured" if self.dst_configured or self.ipv4["state"] == "resolved" else "unconfigured"}
+        if self.ipv4["state"] == "none":
+            ether["state"] = "configured"
+        return {"ether": ether, "ipv4": dict(self.ipv4), "ipv6": dict(self.ipv6)}
+
+    def attr(self):
+        return {"speed": self.speed_gbps, "link": {"up": self.link_up}, "promiscuous": {"enabled": self.promiscuous},
+                "multicast": {"enabled": self.multicast}, "fc": {"mode": 0}, "vlan": {"tags": list(self.vlan)},
+                "rx_filter_mode": "hw", "layer_cfg": self.layer_cfg(), "src_mac": self.mac, "src_ipv4": self.ipv4.get("src"),
+                "dest": self.dst_mac}
+
+    def info(self):
+        return {"index": self.index, "driver": "net_softgen", "pci_addr": "{0}/{1}".format(self.netns or "-", self.iface),
+                "numa": 0, "hw_mac": self.mac, "description": "softgen {0} ({1})".format(self.name, self.iface)[:40],
+                "rx": {"caps": ["rx_bytes"], "counters": 0}, "is_fc_supported": False, "is_led_supported": False,
+                "is_link_supported": False, "is_prom_supported": True, "is_vxlan_supported": False, "is_virtual": True,
+                "supp_speeds": [self.speed_gbps * 1000], "cores": [self.index], "speed": self.speed_gbps}
+
+
+def stream_pps(stream, speed_gbps):
+    """Base packets per second of one stream (before the port multiplier)."""
+    rate = stream["mode"].get("rate", {"type": "pps", "value": 1})
+    size = len(base64.b64decode(stream["packet"]["binary"])) + 4
+    value = float(rate.get("value", 0))
+    kind = rate.get("type", "pps")
+    if kind == "pps":
+        return value
+    if kind == "bps_L2":
+        return value / (8.0 * size)
+    if kind == "bps_L1":
+        return value / (8.0 * (size + 20))
+    if kind == "percentage":
+        return value / 100.0 * speed_gbps * 1e9 / (8.0 * (size + 20))
+    raise parse_err("unknown rate type '{0}'".format(kind))
+
+
+class SoftGenServer:
+    """The RPC server, the publisher and the ports."""
+
+    def __init__(self, ports, rpc_port=4501, pub_port=4500, bind="127.0.0.1", ring_cap=DEFAULT_RING_CAP):
+        self.ports = [Port(i, name, netns, iface) for i, (name, netns, iface) in enumerate(ports)]
+        self.rpc_addr = "tcp://{0}:{1}".format(bind, rpc_port)
+        self.pub_addr = "tcp://{0}:{1}".format(bind, pub_port)
+        self.ring_cap = ring_cap
+        self.api_h = "".join(random.choice(string.ascii_letters + string.digits) for _ in range(8))
+        self.start_time = time.time()
+        self.ctx = zmq.Context()
+        self.stop_flag = threading.Event()
+        self.pub_cond = threading.Condition()
+        self.pub_queue = []
+        self.lock = threading.RLock()
+        self.methods = {}
+        for attr in dir(self):
+            if attr.startswith("rpc_"):
+                self.methods[attr[4:]] = getattr(self, attr)
+        self.noapi = {"api_sync", "api_sync_v2", "get_version", "ping"}
+        self.owned = {"add_stream", "remove_stream", "remove_all_streams", "start_traffic", "stop_traffic", "pause_traffic",
+                      "resume_traffic", "update_traffic", "set_l2", "set_l3", "set_vlan", "set_port_attr", "service",
+                      "set_rx_feature", "remove_rx_filters", "release", "conf_ipv6", "validate"}
+
+    # ================================================================ lifecycle
+    def start_ports(self, timeout=10.0):
+        for port in self.ports:
+            port.spawn(self.ring_cap, self.on_worker_event)
+        deadline = time.time() + timeout
+        for port in self.ports:
+            if not port.hello.wait(max(0.1, deadline - time.time())):
+                raise RuntimeError("port {0} ({1}:{2}) did not start: {3}".format(port.index, port.netns, port.iface, port.last_error))
+        # TRex's default loopback config: port i sends to port i^1
+        for port in self.ports:
+            peer = port.index ^ 1
+            if peer < len(self.ports):
+                port.dst_mac = self.ports[peer].mac
+
+    def serve_forever(self):
+        rep = self.ctx.socket(zmq.REP)
+        rep.setsockopt(zmq.LINGER, 0)
+        rep.bind(self.rpc_addr)
+        publisher = threading.Thread(target=self.publisher_loop, daemon=True, name="publisher")
+        publisher.start()
+        LOG.info("softgen RPC on %s, publisher on %s, %d port(s)", self.rpc_addr, self.pub_addr, len(self.ports))
+        try:
+            while not self.stop_flag.is_set():
+                if not rep.poll(200):
+                    continue
+                raw = rep.recv()
+                rep.send(self.handle_raw(raw))
+        finally:
+            rep.close(0)
+            self.stop_flag.set()
+            with self.pub_cond:
+                self.pub_cond.notify_all()
+            publisher.join(3)
+            for port in self.ports:
+                port.stop_worker()
+            self.ctx.term()
+
+    def shutdown(self):
+        self.stop_flag.set()
+
+    # ================================================================ publisher
+    def publish(self, name, kind, data, baseline=False):
+        with self.pub_cond:
+            self.pub_queue.append(("msg", {"name": name, "type": kind, "data": data, "baseline": baseline}))
+            self.pub_cond.notify()
+
+    def event(self, ev_type, data):
+        self.publish("trex-event", ev_type, data)
+
+    def publisher_loop(self):
+        pub = self.ctx.socket(zmq.PUB)
+        pub.setsockopt(zmq.LINGER, 0)
+        pub.bind(self.pub_addr)
+        next_tick = 0.0
+        try:
+            while not self.stop_flag.is_set():
+                with self.pub_cond:
+                    if not self.pub_queue:
+                        self.pub_cond.wait(max(0.0, next_tick - time.time()))
+                    items, self.pub_queue = self.pub_queue, []
+                for kind, item in items:
+                    if kind == "barrier":
+                        key, baseline = item
+                        pub.send_string(json.dumps({"name": "trex-global", "type": 0, "data": self.global_snapshot(),
+                                                    "baseline": baseline}))
+                        pub.send_string(json.dumps({"name": "trex-barrier", "type": key, "data": {}, "baseline": baseline}))
+                    else:
+                        pub.send_string(json.dumps(item))
+                if time.time() >= next_tick:
+                    pub.send_string(json.dumps({"name": "trex-global", "type": 0, "data": self.global_snapshot(), "baseline": False}))
+                    next_tick = time.time() + 0.5
+        finally:
+            pub.close(0)
+
+    def global_snapshot(self):
+        """``trex-global`` data: global keys plus per-port keys with a ``-<port>`` suffix."""
+        data = self.global_stats()
+        for port in self.ports:
+            stats = port.stats()
+            for key in COUNTERS:
+                data["{0}-{1}".format(key, port.index)] = stats[key]
+            data["m_total_tx_bps-%d" % port.index] = stats["tx_bps"]
+            data["m_total_tx_pps-%d" % port.index] = stats["tx_pps"]
+            data["m_total_rx_bps-%d" % port.index] = stats["rx_bps"]
+            data["m_total_rx_pps-%d" % port.index] = stats["rx_pps"]
+            data["m_cpu_util-%d" % port.index] = stats["cpu_util"]
+        return data
+
+    def global_stats(self):
+        per_port = [p.stats() for p in self.ports]
+        tot = {k: sum(s[k] for s in per_port) for k in COUNTERS + ("tx_pps", "tx_bps", "rx_pps", "rx_bps")}
+        cpu = max([s["cpu_util"] for s in per_port] or [0.0])
+        tx_pps = tot["tx_pps"]
+        return {
+            "m_cpu_util": cpu, "m_cpu_util_raw": cpu, "m_bw_per_core": (tot["tx_bps"] / 1e9) / max(1, len(self.ports)),
+            "m_rx_cpu_util": 0.0, "m_rx_core_pps": 0.0, "m_platform_factor": 1.0,
+            "m_tx_bps": tot["tx_bps"], "m_rx_bps": tot["rx_bps"], "m_tx_pps": tx_pps, "m_rx_pps": tot["rx_pps"],
+            "m_tx_cps": 0.0, "m_tx_expected_cps": 0.0, "m_tx_expected_pps": tx_pps, "m_tx_expected_bps": tot["tx_bps"],
+            "m_rx_drop_bps": max(0.0, tot["tx_bps"] - tot["rx_bps"]) if tot["rx_bps"] else 0.0,
+            "m_active_flows": 0, "m_open_flows": 0, "m_total_tx_pkts": tot["opackets"], "m_total_rx_pkts": tot["ipackets"],
+            "m_total_tx_bytes": tot["obytes"], "m_total_rx_bytes": tot["ibytes"], "m_total_clients": 0, "m_total_servers": 0,
+            "m_active_sockets": 0, "m_socket_util": 0.0, "m_total_nat_time_out": 0, "m_total_nat_no_fid": 0,
+            "m_total_nat_active": 0, "m_total_nat_open": 0, "m_total_nat_learn_error": 0, "m_total_queue_full": 0,
+            "m_total_queue_drop": 0, "m_rx_bw_per_core": 0.0,
+            "opackets": tot["opackets"], "ipackets": tot["ipackets"], "obytes": tot["obytes"], "ibytes": tot["ibytes"],
+            "tx_pps": tx_pps, "rx_pps": tot["rx_pps"], "tx_bps": tot["tx_bps"], "rx_bps": tot["rx_bps"],
+        }
+
+    # ================================================================ worker events
+    def on_worker_event(self, port, event):
+        kind = event.get("ev")
+        if kind == "stats":
+            port.update_counters(event)
+        elif kind == "hello":
+            port.mac = event.get("mac", port.mac)
+            port.speed_gbps = event.get("speed", port.speed_gbps)
+            port.hello.set()
+        elif kind == "done":
+            with self.lock:
+                if port.state in ("TX", "PAUSE"):
+                    port.state = "STREAMS" if port.streams else "IDLE"
+                    self.event(EV_PORT_JOB_DONE, {"port_id": port.index})
+        elif kind == "arp":
+            with self.lock:
+                if port.ipv4.get("state") != "none" and port.ipv4.get("dst") == event.get("ip"):
+                    port.dst_mac = event["mac"]
+                    port.ipv4["state"] = "resolved"
+                    port.ipv4["arp"] = event["mac"]
+                    self.event(EV_PORT_ATTR_CHG, {"port_id": port.index, "attr": port.attr()})
+        elif kind == "error":
+            LOG.warning("port %d: %s", port.index, event.get("msg"))
+            port.last_error = event.get("msg")
+        elif kind == "exit":
+            LOG.warning("port %d: worker exited with %s", port.index, event.get("rc"))
+            port.last_error = "worker exited with {0}".format(event.get("rc"))
+            port.link_up = False
+
+    # ================================================================ JSON-RPC dispatch
+    def handle_raw(self, raw):
+        zipped = False
+        if len(raw) >= 8 and struct.unpack(">I", raw[:4])[0] == ZIP_MAGIC:
+            zipped = True
+            try:
+                raw = zlib.decompress(raw[8:])
+            except zlib.error:
+                raw = b""
+        try:
+            request = json.loads(raw.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            reply = {"jsonrpc": "2.0", "id": None, "error": {"code": ERR_PARSE, "message": "Bad JSON Format"}}
+        else:
+            if isinstance(request, list):
+                reply = [self.handle_one(r) for r in request]
+                if not request:
+                    reply = {"jsonrpc": "2.0", "id": None, "error": {"code": ERR_INVALID_REQ, "message": "Empty batch"}}
+            else:
+                reply = self.handle_one(request)
+        out = json.dumps(reply).encode()
+        if zipped and len(out) >= 256:
+            out = struct.pack(">II", ZIP_MAGIC, len(out)) + zlib.compress(out)
+        return out
+
+    def handle_one(self, request):
+        if not isinstance(request, dict) or request.get("id") is None:
+            return {"jsonrpc": "2.0", "id": None, "error": {"code": ERR_INVALID_REQ, "message": "Missing 'id' field"}}
+        msg_id = request["id"]
+        if request.get("jsonrpc") != "2.0":
+            return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": ERR_INVALID_REQ, "message": "Invalid JSONRPC Version"}}
+        method = request.get("method")
+        if not isinstance(method, str) or not method:
+            return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": ERR_INVALID_REQ, "message": "Missing Method Name"}}
+        func = self.methods.get(method)
+        if func is None:
+            return {"jsonrpc": "2.0", "id": msg_id,
+                    "error": {"code": ERR_METHOD_NOT_FOUND, "message": "Method {0} not registered".format(method)}}
+        params = request.get("params")
+        if params is None:
+            params = {}
+        try:
+            if not isinstance(params, dict):
+                raise parse_err("'params' must be an object")
+            if method not in self.noapi:
+                api_h = _param(params, "api_h", "string")
+                if api_h != self.api_h:
+                    raise exec_err("API verification failed - API handler provided mismatch for class: 'STL'")
+            if method in self.owned:
+                self.verify_owner(params)
+            with self.lock:
+                result = func(params)
+        except RpcError as exc:
+            return {"jsonrpc": "2.0", "id": msg_id, "error": exc.to_json()}
+        except Exception as exc:  # pylint: disable=broad-except
+            LOG.exception("internal error in %s", method)
+            return {"jsonrpc": "2.0", "id": msg_id, "error": RpcError(ERR_INTERNAL, str(exc)).to_json()}
+        return {"jsonrpc": "2.0", "id": msg_id, "result": result}
+
+    def port_of(self, params):
+        port_id = _param(params, "port_id", "uint")
+        if port_id >= len(self.ports):
+            raise exec_err("invalid port id - should be between 0 and {0}".format(len(self.ports) - 1))
+        return self.ports[port_id]
+
+    def verify_owner(self, params):
+        handler = _param(params, "handler", "string")
+        port = self.port_of(params)
+        if not port.handler:
+            raise exec_err("please acquire the port before modifying port state")
+        if handler != port.handler:
+            raise exec_err("port is not owned by you or your current executing session")
+        return port
+
+    # ================================================================ common methods
+    def rpc_api_sync(self, params):
+        vers = _param(params, "api_vers", "array")
+        if len(vers) != 1 or not isinstance(vers[0], dict):
+            raise parse_err("'api_vers' should be a list of size 1")
+        ver = vers[0]
+        kind = _param(ver, "type", "string")
+        if kind != "core":
+            raise parse_err("'type' must be one of ['core']")
+        major = _param(ver, "major", "int")
+        _param(ver, "minor", "int")
+        if major != API_VERSIONS["core"][0]:
+            raise exec_err("API version mismatch: server major {0}, client major {1}".format(API_VERSIONS["core"][0], major))
+        return {"api_vers": [{"type": "core", "api_h": self.api_h}]}
+
+    def rpc_api_sync_v2(self, params):
+        name = _param(params, "name", "string")
+        major = _param(params, "major", "int")
+        _param(params, "minor", "int")
+        if name not in API_VERSIONS:
+            raise exec_err("unknown API class '{0}'".format(name))
+        if major != API_VERSIONS[name][0]:
+            raise exec_err("{0} API mismatch: server version is {1}.{2}, client major is {3}".format(
+                name, API_VERSIONS[name][0], API_VERSIONS[name][1], major))
+        return {"api_h": self.api_h}
+
+    def rpc_get_version(self, _params):
+        return {"version": VERSION, "build_date": time.strftime("%b %d %Y"), "build_time": "00:00:00",
+                "built_by": "softgen", "mode": "STL"}
+
+    def rpc_ping(self, _params):
+        return {"ts": time.time()}
+
+    def rpc_get_system_info(self, _params):
+        return {"hostname": socket.gethostname(), "uptime": time.strftime("%b %d %Y @ %H:%M:%S", time.localtime(self.start_time)),
+                "dp_core_count": max(1, len(self.ports)), "dp_core_count_per_port": 1, "core_type": "softgen (Python AF_PACKET)",
+                "is_multiqueue_mode": False, "port_count": len(self.ports), "ports": [p.info() for p in self.ports]}
+
+    def rpc_get_supported_cmds(self, _params):
+        return sorted(self.methods)
+
+    def rpc_publish_now(self, params):
+        key = _param(params, "key", "uint")
+        baseline = _param(params, "baseline", "bool")
+        with self.pub_cond:
+            self.pub_queue.append(("barrier", (key, baseline)))
+            self.pub_cond.notify()
+        return {}
+
+    def rpc_get_owner(self, params):
+        return {"owner": self.port_of(params).owner}
+
+    def rpc_shutdown(self, params):
+        _param(params, "user", "string")
+        force = _param(params, "force", "bool", False)
+        for port in self.ports:
+            if port.owner and port.owner != params["user"] and not force:
+                raise exec_err("port {0} is owned by '{1}' - specify 'force' for override".format(port.index, port.owner))
+        self.event(EV_SERVER_STOPPED, {"cause": "shutdown by RPC"})
+        self.shutdown()
+        return {}
+
+    # ================================================================ stats methods
+    def rpc_get_global_stats(self, _params):
+        return self.global_stats()
+
+    def rpc_get_port_stats(self, params):
+        port = self.port_of(params)
+        stats = port.stats()
+        out = dict(stats)
+        out.update({"m_total_tx_bps": stats["tx_bps"], "m_total_tx_pps": stats["tx_pps"], "m_total_rx_bps": stats["rx_bps"],
+                    "m_total_rx_pps": stats["rx_pps"], "m_cpu_util": stats["cpu_util"]})
+        return out
+
+    def rpc_get_port_xstats_names(self, params):
+        self.port_of(params)
+        return {"xstats_names": ["rx_good_packets", "tx_good_packets", "rx_good_bytes", "tx_good_bytes", "rx_errors", "tx_errors"]}
+
+    def rpc_get_port_xstats_values(self, params):
+        stats = self.port_of(params).stats()
+        return {"xstats_values": [stats["ipackets"], stats["opackets"], stats["ibytes"], stats["obytes"],
+                                  stats["ierrors"], stats["oerrors"]]}
+
+    def rpc_get_utilization(self, _params):
+        cpu = []
+        for port in self.ports:
+            util = port.stats()["cpu_util"]
+            cpu.append({"history": [round(util, 1)] * 20, "ports": [port.index, -1]})
+        return {"cpu": cpu, "mbuf_stats": {}}
+
+    def rpc_clear_stats(self, params):
+        targets = [self.port_of(params)] if "port_id" in params else self.ports
+        for port in targets:
+            port.clear()
+        return {}
+
+    def rpc_get_active_pgids(self, _params):
+        return {"ids": {"latency": [], "flow_stats": []}}
+
+    def rpc_get_pgid_stats(self, params):
+        _param(params, "pgids", "array")
+        return {"flow_stats": {}, "latency": {}, "ver_id": {}}
+
+    # ================================================================ port methods
+    def rpc_acquire(self, params):
+        port = self.port_of(params)
+        user = _param(params, "user", "string")
+        force = _param(params, "force", "bool", False)
+        session_id = _param(params, "session_id", "uint", 0)
+        if port.owner and port.owner != user and not force:
+            raise exec_err("port is already owned by '{0}'".format(port.owner))
+        port.owner = user
+        port.session_id = session_id
+        port.handler = "".join(random.choice(string.ascii_letters + string.digits) for _ in range(8))
+        self.event(EV_PORT_ACQUIRED, {"port_id": port.index, "who": user, "session_id": session_id, "force": force})
+        return port.handler
+
+    def rpc_release(self, params):
+        port = self.port_of(params)
+        if port.state in ("TX", "PAUSE"):
+            self._stop(port, publish=True)
+        self.event(EV_PORT_RELEASED, {"port_id": port.index, "who": port.owner, "session_id": port.session_id})
+        port.owner = ""
+        port.handler = None
+        port.session_id = None
+        return {}
+
+    def rpc_get_port_status(self, params):
+        port = self.port_of(params)
+        return {"owner": port.owner, "state": port.state, "service": port.service,
+                "max_stream_id": max([int(k) for k in port.streams] or [0]), "attr": port.attr(),
+                "rx_info": {"queue": dict(port.rx_queue), "grat_arp": {"is_active": port.ipv4["state"] != "none",
+                                                                      "interval_sec": 120}}}
+
+    def rpc_get_all_streams(self, params):
+        port = self.port_of(params)
+        return {"streams": {str(sid): s for sid, s in port.streams.items()}}
+
+    def rpc_get_stream_list(self, params):
+        return [str(sid) for sid in self.port_of(params).streams]
+
+    def rpc_get_stream(self, params):
+        port = self.port_of(params)
+        sid = _param(params, "stream_id", "uint")
+        if sid not in port.streams:
+            raise exec_err("stream id {0} on port {1} does not exist".format(sid, port.index))
+        return {"stream": port.streams[sid]}
+
+    def _writable(self, port):
+        if port.state in ("TX", "PAUSE"):
+            raise exec_err("port {0} is active - please stop traffic first".format(port.index))
+
+    def rpc_add_stream(self, params):
+        port = self.port_of(params)
+        sid = _param(params, "stream_id", "uint")
+        stream = _param(params, "stream", "object")
+        self._writable(port)
+        if sid in port.streams:
+            raise exec_err("stream {0} already exists".format(sid))
+        mode = _param(stream, "mode", "object")
+        kind = _param(mode, "type", "string")
+        if kind not in ("continuous", "single_burst", "multi_burst"):
+            raise parse_err("unknown stream mode type '{0}'".format(kind))
+        packet = _param(stream, "packet", "object")
+        try:
+            pkt = base64.b64decode(_param(packet, "binary", "string"), validate=True)
+        except ValueError as exc:
+            raise parse_err("'packet.binary' is not valid base64") from exc
+        if len(pkt) < 14 or len(pkt) > 9216:
+            raise parse_err("packet size {0} is out of range (14..9216)".format(len(pkt)))
+        _param(stream, "enabled", "bool", True)
+        _param(stream, "self_start", "bool", True)
+        _param(stream, "isg", "double", 0.0)
+        _param(stream, "flags", "uint", 0)
+        try:
+            Program(stream.get("vm"), len(pkt))
+        except FieldEngineError as exc:
+            raise parse_err(str(exc)) from exc
+        stream = dict(stream)
+        stream.setdefault("next_stream_id", -1)
+        stream.setdefault("flags", 0)
+        stream.setdefault("enabled", True)
+        stream.setdefault("self_start", True)
+        stream_pps(stream, port.speed_gbps)
+        port.streams[sid] = stream
+        port.state = "STREAMS"
+        return {}
+
+    def rpc_remove_stream(self, params):
+        port = self.port_of(params)
+        sid = _param(params, "stream_id", "uint")
+        self._writable(port)
+        if sid not in port.streams:
+            raise exec_err("stream {0} does not exist".format(sid))
+        del port.streams[sid]
+        port.state = "STREAMS" if port.streams else "IDLE"
+        return {}
+
+    def rpc_remove_all_streams(self, params):
+        port = self.port_of(params)
+        self._writable(port)
+        port.streams = {}
+        port.state = "IDLE"
+        return {}
+
+    def _frame(self, port, stream):
+        pkt = bytearray(base64.b64decode(stream["packet"]["binary"]))
+        flags = stream.get("flags", 0)
+        if not flags & 1:
+            pkt[6:12] = bytes(int(x, 16) for x in port.mac.split(":"))
+        if ((flags >> 1) & 3) == 0:
+            pkt[0:6] = bytes(int(x, 16) for x in port.dst_mac.split(":"))
+        return base64.b64encode(bytes(pkt)).decode()
+
+    def _profile(self, port):
+        pps = l2 = l1 = 0.0
+        for stream in port.streams.values():
+            if not stream.get("enabled", True):
+                continue
+            size = len(base64.b64decode(stream["packet"]["binary"])) + 4
+            spps = stream_pps(stream, port.speed_gbps)
+            pps += spps
+            l2 += spps * size * 8
+            l1 += spps * (size + 20) * 8
+        return pps, l2, l1
+
+    def _factor(self, port, mul):
+        kind = _param(mul, "type", "string")
+        value = float(_param(mul, "value", "double"))
+        pps, l2, l1 = self._profile(port)
+        if kind == "raw":
+            return value
+        if pps <= 0:
+            raise exec_err("no enabled streams with a rate on port {0}".format(port.index))
+        if kind == "pps":
+            return value / pps
+        if kind == "bps":
+            return value / l2
+        if kind == "bpsl1":
+            return value / l1
+        if kind == "percentage":
+            return value / 100.0 * port.speed_gbps * 1e9 / l1
+        raise parse_err("unknown multiplier type '{0}'".format(kind))
+
+    def rpc_start_traffic(self, params):
+        port = self.port_of(params)
+        mul = _param(params, "mul", "object")
+        duration = float(_param(params, "duration", "double", -1.0))
+        force = _param(params, "force", "bool", False)
+        _param(mul, "type", "string")
+        _param(mul, "value", "double")
+        if port.state in ("TX", "PAUSE"):
+            if not force:
+                raise exec_err("port is already active - please stop traffic first")
+            self._stop(port, publish=True)
+        if not port.streams:
+            raise exec_err("no streams attached to port")
+        factor = self._factor(port, mul)
+        if factor <= 0:
+            raise exec_err("multiplier must be positive")
+        specs = []
+        for sid, stream in port.streams.items():
+            if not stream.get("enabled", True):
+                continue
+            specs.append({"id": sid, "packet": self._frame(port, stream), "vm": stream.get("vm"),
+                          "pps": stream_pps(stream, port.speed_gbps) * factor, "mode": stream["mode"],
+                          "isg": stream.get("isg", 0), "next": stream.get("next_stream_id", -1),
+                          "self_start": stream.get("self_start", True), "seed": stream.get("random_seed")})
+        port.send(cmd="start", streams=specs, duration=duration)
+        port.mult = factor
+        port.state = "TX"
+        self.event(EV_PORT_STARTED, {"port_id": port.index})
+        return {"multiplier": factor, "ts": time.time()}
+
+    def _stop(self, port, publish):
+        port.send(cmd="stop")
+        port.state = "STREAMS" if port.streams else "IDLE"
+        if publish:
+            self.event(EV_PORT_STOPPED, {"port_id": port.index})
+
+    def rpc_stop_traffic(self, params):
+        port = self.port_of(params)
+        if port.state in ("TX", "PAUSE"):
+            self._stop(port, publish=True)
+        return {}
+
+    def rpc_pause_traffic(self, params):
+        port = self.port_of(params)
+        if port.state != "TX":
+            raise exec_err("port is not transmitting")
+        port.send(cmd="pause")
+        port.state = "PAUSE"
+        self.event(EV_PORT_PAUSED, {"port_id": port.index})
+        return {}
+
+    def rpc_resume_traffic(self, params):
+        port = self.port_of(params)
+        if port.state != "PAUSE":
+            raise exec_err("port is not in pause mode")
+        port.send(cmd="resume")
+        port.state = "TX"
+        self.event(EV_PORT_RESUMED, {"port_id": port.index})
+        return {}
+
+    def rpc_update_traffic(self, params):
+        port = self.port_of(params)
+        mul = _param(params, "mul", "object")
+        if port.state not in ("TX", "PAUSE"):
+            raise exec_err("port is not transmitting")
+        factor = self._factor(port, mul)
+        op = mul.get("op", "abs")
+        if op == "add":
+            factor = port.mult + factor
+        elif op == "sub":
+            factor = port.mult - factor
+        elif op != "abs":
+            raise parse_err("unknown multiplier op '{0}'".format(op))
+        if factor <= 0:
+            raise exec_err("multiplier must be positive")
+        port.send(cmd="rate", factor=factor / port.mult)
+        port.mult = factor
+        return {"multiplier": factor}
+
+    def rpc_validate(self, params):
+        port = self.port_of(params)
+        pps, l2, l1 = self._profile(port)
+        return {"rate": {"max_pps": pps, "max_bps_l2": l2, "max_bps_l1": l1,
+                         "max_line_util": l1 / (port.speed_gbps * 1e9) * 100.0 if port.speed_gbps else 0.0},
+                "graph": {"expected_duration": -1, "events_count": 0, "events": []}}
+
+    # ================================================================ L2 / L3 / attributes
+    def rpc_set_l2(self, params):
+        port = self.port_of(params)
+        dst = _param(params, "dst_mac", "string")
+        if not _valid_mac(dst):
+            raise parse_err("'dst_mac' is not a valid MAC address")
+        self._writable(port)
+        port.dst_mac = dst.lower()
+        port.dst_configured = True
+        port.ipv4 = {"state": "none"}
+        port.send(cmd="l2")
+        return {}
+
+    def rpc_set_l3(self, params):
+        port = self.port_of(params)
+        src = _param(params, "src_addr", "string")
+        dst = _param(params, "dst_addr", "string")
+        resolved = _param(params, "resolved_mac", "string", None)
+        if not _valid_ipv4(src) or not _valid_ipv4(dst):
+            raise parse_err("'src_addr' and 'dst_addr' must be IPv4 addresses")
+        if resolved is not None and not _valid_mac(resolved):
+            raise parse_err("'resolved_mac' is not a valid MAC address")
+        self._writable(port)
+        port.ipv4 = {"state": "resolved" if resolved else "unresolved", "src": src, "dst": dst}
+        if resolved:
+            port.dst_mac = resolved.lower()
+            port.ipv4["arp"] = port.dst_mac
+        port.send(cmd="l3", src=src, dst=dst, resolved_mac=resolved)
+        return {}
+
+    def rpc_conf_ipv6(self, params):
+        port = self.port_of(params)
+        enabled = _param(params, "enabled", "bool")
+        src = _param(params, "src_ipv6", "string", "")
+        if src:
+            try:
+                socket.inet_pton(socket.AF_INET6, src)
+            except OSError as exc:
+                raise parse_err("'src_ipv6' is not an IPv6 address") from exc
+        port.ipv6 = {"enabled": enabled, "src": src} if enabled else {"enabled": False}
+        port.send(cmd="ipv6", src=src if enabled else None)
+        return {}
+
+    def rpc_set_vlan(self, params):
+        port = self.port_of(params)
+        tags = _param(params, "vlan", "array")
+        if len(tags) > 2 or not all(isinstance(t, int) and 0 < t < 4095 for t in tags):
+            raise parse_err("'vlan' must be a list of up to two tags in 1..4094")
+        self._writable(port)
+        port.vlan = list(tags)
+        port.send(cmd="vlan", tags=port.vlan)
+        return {}
+
+    def rpc_set_port_attr(self, params):
+        port = self.port_of(params)
+        attr = _param(params, "attr", "object")
+        if "promiscuous" in attr:
+            port.promiscuous = bool(attr["promiscuous"].get("enabled"))
+        if "multicast" in attr:
+            port.multicast = bool(attr["multicast"].get("enabled"))
+        if "link_status" in attr:
+            port.link_up = bool(attr["link_status"].get("up"))
+        self.event(EV_PORT_ATTR_CHG, {"port_id": port.index, "attr": port.attr()})
+        return {}
+
+    def rpc_service(self, params):
+        port = self.port_of(params)
+        port.service = _param(params, "enabled", "bool")
+        return {}
+
+    def rpc_set_rx_feature(self, params):
+        port = self.port_of(params)
+        kind = _param(params, "type", "string")
+        enabled = _param(params, "enabled", "bool")
+        if kind == "queue":
+            size = _param(params, "size", "uint", 0) if enabled else 0
+            port.rx_queue = {"is_active": enabled, "count": 0, "size": size}
+        elif kind not in ("server", "capwap_proxy"):
+            raise parse_err("unknown rx feature '{0}'".format(kind))
+        return {}
+
+    def rpc_get_rx_queue_pkts(self, params):
+        self.port_of(params)
+        return {"pkts": []}
+
+    def rpc_remove_rx_filters(self, params):
+        self.port_of(params)
+        return {}
+
+    def rpc_push_pkts(self, params):
+        port = self.port_of(params)
+        pkts = _param(params, "pkts", "array")
+        frames = []
+        for pkt in pkts:
+            data = pkt.get("binary") if isinstance(pkt, dict) else pkt
+            if not isinstance(data, str):
+                raise parse_err("'pkts' entries must carry base64 'binary'")
+            frames.append(data)
+        port.send(cmd="push", pkts=frames)
+        return {"sent": len(frames)}

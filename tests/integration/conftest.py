@@ -1,0 +1,39 @@
+"""Shared set-up for integration tests: the collection on ``sys.path`` and a
+running Open vSwitch (userspace datapath) for tests that need one.
+
+``ovs`` starts ovsdb-server and ovs-vswitchd with ``ovs-ctl`` when they are
+not running and stops them at the end of the session if it started them, so a
+test run leaves the machine as it found it.
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tests", "unit"))
+import conftest as _unit_conftest  # noqa: E402,F401  pylint: disable=wrong-import-position,unused-import
+
+OVS_CTL = "/usr/share/openvswitch/scripts/ovs-ctl"
+
+
+def _ovs_running():
+    if not shutil.which("ovs-vsctl"):
+        return False
+    return subprocess.run(["ovs-vsctl", "--timeout=2", "show"], capture_output=True, check=False).returncode == 0
+
+
+@pytest.fixture(scope="session")
+def ovs():
+    """A running Open vSwitch; fails (never skips) when it cannot be had."""
+    started = False
+    if not _ovs_running():
+        if os.geteuid() != 0 or not os.path.exists(OVS_CTL):
+            pytest.fail("Open vSwitch is needed: run as root with openvswitch-switch installed (make test installs it)")
+        subprocess.run([OVS_CTL, "start", "--system-id=random"], check=True, capture_output=True)
+        started = True
+    yield
+    if started:
+        subprocess.run([OVS_CTL, "stop"], check=False, capture_output=True)

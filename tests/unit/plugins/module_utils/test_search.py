@@ -1,0 +1,252 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Unit tests of the multi-goal throughput search against simulated devices."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+
+import pytest
+
+from ansible_collections.offload.testbed.plugins.module_utils.search import DEFAULT_GOALS, search
+from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import device_models as dm
+
+FINAL = 10.0
+WIDTH = 0.005
+MODEL_IDS = [cls.name for cls in dm.MODELS]
+
+
+def run(model, **kwargs):
+    kwargs.setdefault("min_load", dm.MIN_LOAD)
+    return search(model, dm.MAX_LOAD, **kwargs)
+
+
+def assert_contract(result, max_load=dm.MAX_LOAD, min_load=dm.MIN_LOAD, final=FINAL, width=WIDTH, goals=DEFAULT_GOALS):
+    """Every guarantee of shared/contracts/search.md, for every goal."""
+    trials = result["trials"]
+    assert set(result) >= {"goals", "trials", "trial_seconds"}
+    assert result["trial_seconds"] == pytest.approx(sum(trial["duration"] for trial in trials))
+    for trial in trials:
+        assert 0.0 < trial["duration"] <= final
+        assert min_load <= trial["load"] <= max_load
+        assert set(trial) >= {"load", "duration", "offered", "received", "loss_ratio"}
+    assert list(result["goals"]) == [goal["name"] for goal in goals]
+    for goal in goals:
+        entry = result["goals"][goal["name"]]
+        ratio = goal["loss_ratio"]
+        assert entry["loss_ratio"] == ratio
+        lower, upper = entry["lower_bound"], entry["upper_bound"]
+        finals = [trial for trial in trials if trial["duration"] == final]
+        if lower == 0.0:
+            # min_load already misses the goal.
+            assert upper == min_load
+            assert any(trial["load"] == min_load and trial["loss_ratio"] > ratio for trial in finals)
+            continue
+        # A final trial at the lower bound met the goal.
+        index = entry["lower_bound_trial"]
+        assert trials[index]["load"] == lower
+        assert trials[index]["duration"] == final
+        assert trials[index]["loss_ratio"] <= ratio
+        # The upper bound is max_load, or a final trial there missed the goal.
+        if upper != max_load:
+            assert any(trial["load"] == upper and trial["loss_ratio"] > ratio for trial in finals)
+        if lower == max_load:
+            assert upper == max_load
+        else:
+            assert lower < upper
+            assert (upper - lower) / upper <= width
+        # Non-monotonic loss: no final trial at or below the lower bound missed the goal.
+        for trial in finals:
+            if trial["loss_ratio"] > ratio:
+                assert trial["load"] > lower
+        # The upper bound is the lowest final trial that missed the goal.
+        missed = [trial["load"] for trial in finals if trial["loss_ratio"] > ratio]
+        if missed:
+            assert upper == min(missed)
+        # No short trial that missed the goal below the lower bound is left unchecked.
+        for trial in trials:
+            if trial["loss_ratio"] > ratio and trial["load"] <= lower:
+                assert any(other["load"] == trial["load"] for other in finals)
+
+
+def assert_near_truth(model, result, width=WIDTH):
+    for goal in result["goals"].values():
+        true = model.true_value(goal["loss_ratio"])
+        if true == 0.0:
+            assert goal["lower_bound"] == 0.0
+            continue
+        tolerance = (width + getattr(model, "noise", 0.0)) * true
+        assert abs(goal["lower_bound"] - true) <= tolerance, (goal, true)
+        assert abs(goal["upper_bound"] - true) <= tolerance, (goal, true)
+
+
+@pytest.mark.parametrize("cls", dm.MODELS, ids=MODEL_IDS)
+def test_guarantees_and_truth(cls):
+    model = cls()
+    result = run(model)
+    assert_contract(result)
+    assert_near_truth(model, result)
+    # Every trial the search reports is a trial it asked for.
+    assert [(trial["load"], trial["duration"]) for trial in result["trials"]] == model.calls
+
+
+@pytest.mark.parametrize("cls", dm.MODELS, ids=MODEL_IDS)
+def test_json_serialisable(cls):
+    result = run(cls())
+    assert json.loads(json.dumps(result)) == result
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_noisy_seeds(seed):
+    model = dm.NoisyCliff(seed=seed)
+    result = run(model)
+    assert_contract(result)
+    assert_near_truth(model, result)
+
+
+@pytest.mark.parametrize("capacity", [20000.0, 1000000.0, 7777777.0, 14000000.0, 14850000.0])
+def test_cliff_capacities(capacity):
+    model = dm.CleanCliff(capacity=capacity)
+    result = run(model)
+    assert_contract(result)
+    assert_near_truth(model, result)
+
+
+def test_custom_goals_width_and_durations():
+    goals = [{"name": "strict", "loss_ratio": 0.0}, {"name": "loose", "loss_ratio": 0.02}]
+    model = dm.GradualLoss()
+    result = search(model, dm.MAX_LOAD, goals=goals, min_load=dm.MIN_LOAD, final_duration=5.0, width=0.01, initial_duration=0.5)
+    assert_contract(result, final=5.0, width=0.01, goals=goals)
+    assert_near_truth(model, result, width=0.01)
+    assert min(trial["duration"] for trial in result["trials"]) == 0.5
+
+
+def test_never_loses_reports_max_load():
+    result = run(dm.NeverLoses())
+    for entry in result["goals"].values():
+        assert entry["lower_bound"] == entry["upper_bound"] == dm.MAX_LOAD
+
+
+def test_always_loses_reports_min_load():
+    result = run(dm.AlwaysLoses())
+    for entry in result["goals"].values():
+        assert entry["lower_bound"] == 0.0
+        assert entry["upper_bound"] == dm.MIN_LOAD
+        assert entry["lower_bound_trial"] is None
+
+
+def test_default_min_load_is_thousandth():
+    model = dm.AlwaysLoses()
+    result = search(model, 1000000.0)
+    assert result["goals"]["ndr"]["upper_bound"] == pytest.approx(1000.0)
+
+
+def test_dip_found_and_lossy_trial_below_clean_lowers_bound():
+    model = dm.DipAndReturn()
+    result = run(model)
+    assert_contract(result)
+    ndr = result["goals"]["ndr"]
+    # Clean trials above the lossy band exist (the PDR search made them),
+    # yet the NDR stays below the band.
+    clean_above = [trial for trial in result["trials"] if trial["loss_ratio"] == 0.0 and trial["load"] > model.band[1]]
+    assert clean_above
+    assert ndr["upper_bound"] <= model.band[0] / (1.0 - WIDTH)
+    assert result["goals"]["pdr"]["lower_bound"] > model.capacity * (1.0 - WIDTH)
+
+
+def test_lossy_short_trial_below_lower_bound_is_rechecked():
+    """A short trial that lost below the final lower bound is measured again at full duration."""
+    capacity = 5000000.0
+
+    def measure(load, duration):
+        offered = int(load * duration)
+        if load <= capacity:
+            # A spurious loss on short trials at one low load.
+            lost = 10 if (duration < FINAL and 0.99 * capacity <= load < capacity) else 0
+        else:
+            lost = int(offered * (1.0 - capacity / load))
+        return {"offered": offered, "received": offered - lost}
+
+    result = search(measure, dm.MAX_LOAD, min_load=dm.MIN_LOAD)
+    assert_contract(result)
+    assert result["goals"]["ndr"]["lower_bound"] >= capacity * (1.0 - WIDTH)
+
+
+def test_nonmonotonic_final_sequence():
+    """Loss at a low load, clean above it: the lower bound must sit below the lossy load."""
+    bad = 3000000.0
+
+    def measure(load, duration):
+        offered = int(load * duration)
+        if abs(load - bad) / bad < 0.002 or 2950000.0 < load < 3050000.0:
+            lost = offered // 100
+        elif load <= 6000000.0:
+            lost = 0
+        else:
+            lost = int(offered * (1.0 - 6000000.0 / load))
+        return {"offered": offered, "received": offered - lost}
+
+    result = search(measure, dm.MAX_LOAD, min_load=dm.MIN_LOAD, max_trials=400)
+    assert_contract(result)
+
+
+def test_on_trial_callback_and_achieved_load():
+    seen = []
+
+    def measure(load, duration):
+        reply = dm.CleanCliff()(load, duration)
+        reply["achieved_load"] = load * 0.999
+        return reply
+
+    result = search(measure, dm.MAX_LOAD, on_trial=seen.append)
+    assert [entry["index"] for entry in seen] == list(range(len(result["trials"])))
+    assert all("achieved_load" in trial for trial in result["trials"])
+
+
+def test_first_trial_is_short_at_max_load():
+    model = dm.CleanCliff()
+    result = run(model)
+    first = result["trials"][0]
+    assert first["load"] == dm.MAX_LOAD
+    assert first["duration"] == 1.0
+
+
+def test_max_trials_cap():
+    with pytest.raises(RuntimeError, match="max_trials"):
+        run(dm.SoftKnee(), max_trials=3)
+
+
+@pytest.mark.parametrize("kwargs, word", [
+    ({"goals": [{"name": "x", "loss_ratio": 1.0}]}, "loss_ratio"),
+    ({"goals": [{"name": "x", "loss_ratio": -0.1}]}, "loss_ratio"),
+    ({"goals": [{"name": "x"}]}, "loss_ratio"),
+    ({"goals": [{"loss_ratio": 0.0}]}, "name"),
+    ({"goals": []}, "goals"),
+    ({"goals": "ndr"}, "goals"),
+    ({"goals": [{"name": "x", "loss_ratio": 0.0}, {"name": "x", "loss_ratio": 0.1}]}, "duplicate"),
+    ({"width": 0.0}, "width"),
+    ({"width": 0.5}, "width"),
+    ({"width": -1}, "width"),
+    ({"min_load": 2e7}, "min_load"),
+    ({"min_load": 0.0}, "min_load"),
+    ({"final_duration": 0}, "final_duration"),
+    ({"initial_duration": -1.0}, "initial_duration"),
+    ({"max_trials": 0}, "max_trials"),
+    ({"on_trial": 3}, "on_trial"),
+])
+def test_input_validation(kwargs, word):
+    with pytest.raises(ValueError, match=word):
+        search(dm.CleanCliff(), dm.MAX_LOAD, **kwargs)
+
+
+@pytest.mark.parametrize("max_load", [0.0, -5.0, "fast", float("nan")])
+def test_max_load_validation(max_load):
+    with pytest.raises(ValueError, match="max_load"):
+        search(dm.CleanCliff(), max_load)
+
+
+def test_measure_must_be_callable():
+    with pytest.raises(ValueError, match="measure"):
+        search(None, dm.MAX_LOAD)

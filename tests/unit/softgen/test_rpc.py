@@ -1,0 +1,438 @@
+"""softgen's RPC layer through a real ZeroMQ REQ socket (and a SUB socket for the publisher).
+
+The server runs as ``python -m softgen`` on 127.0.0.1 with two ``null`` ports
+(sinks that count frames without a network interface), so no namespace is
+needed.
+"""
+import base64
+import json
+import os
+import random
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+import zlib
+
+import pytest
+
+zmq = pytest.importorskip("zmq")
+
+from softgen.server import ERR_EXECUTE, ERR_INVALID_PARAMS, ERR_INVALID_REQ, ERR_METHOD_NOT_FOUND, ERR_PARSE  # noqa: E402
+
+SOFTGEN_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "roles", "trex_server", "files"))
+
+# Ether/IPv4/UDP, 60 bytes (64 on the wire with the FCS)
+PKT = bytes.fromhex("ffffffffffff00000000000008004500002e000100004011" "0000" "10000001" "30000001"
+                    "04010000001a0000") + b"x" * 18
+VM = {"instructions": [
+    {"type": "flow_var", "name": "src", "size": 4, "op": "inc", "init_value": 0x10000001, "min_value": 0x10000001,
+     "max_value": 0x100003E8, "step": 1},
+    {"type": "write_flow_var", "name": "src", "pkt_offset": 26, "add_value": 0, "is_big_endian": True},
+    {"type": "fix_checksum_ipv4", "pkt_offset": 14}], "split_by_var": ""}
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def stream_json(pps=10.0, vm=None, mode=None):
+    return {"enabled": True, "self_start": True, "isg": 0.0, "flags": 0, "action_count": 0, "next_stream_id": -1,
+            "mode": mode or {"type": "continuous", "rate": {"type": "pps", "value": pps}},
+            "packet": {"binary": base64.b64encode(PKT).decode(), "meta": ""}, "vm": vm if vm is not None else VM,
+            "flow_stats": {"enabled": False}}
+
+
+class Rpc:
+    def __init__(self, ctx, port):
+        self.sock = ctx.socket(zmq.REQ)
+        self.sock.setsockopt(zmq.RCVTIMEO, 5000)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        self.sock.connect("tcp://127.0.0.1:%d" % port)
+        self.api_h = None
+        self.next_id = 1
+
+    def raw(self, payload):
+        self.sock.send(payload)
+        return self.sock.recv()
+
+    def request(self, method, params=None, api=True, **extra):
+        params = dict(params or {})
+        if api and self.api_h:
+            params.setdefault("api_h", self.api_h)
+        msg = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
+        msg.update(extra)
+        self.next_id += 1
+        return msg
+
+    def call(self, method, params=None, api=True):
+        reply = json.loads(self.raw(json.dumps(self.request(method, params, api)).encode()))
+        assert reply["jsonrpc"] == "2.0"
+        return reply
+
+    def ok(self, method, params=None):
+        reply = self.call(method, params)
+        assert "error" not in reply, reply
+        return reply["result"]
+
+    def err(self, method, params=None, api=True):
+        reply = self.call(method, params, api)
+        assert "error" in reply, reply
+        return reply["error"]
+
+
+@pytest.fixture(scope="module")
+def server():
+    rpc, pub = free_port(), free_port()
+    proc = subprocess.Popen(  # pylint: disable=consider-using-with
+        [sys.executable, "-m", "softgen", "--rpc-port", str(rpc), "--pub-port", str(pub),
+         "--port", "p0:-:null0", "--port", "p1:-:null1"], cwd=SOFTGEN_DIR, stderr=subprocess.DEVNULL)
+    ctx = zmq.Context()
+    probe = Rpc(ctx, rpc)
+    probe.sock.setsockopt(zmq.RCVTIMEO, 10000)
+    assert "result" in probe.call("ping", api=False)
+    probe.sock.close(0)
+    yield {"rpc": rpc, "pub": pub, "ctx": ctx, "proc": proc}
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    ctx.term()
+
+
+@pytest.fixture
+def rpc(server):  # pylint: disable=redefined-outer-name
+    client = Rpc(server["ctx"], server["rpc"])
+    client.api_h = client.ok("api_sync", {"api_vers": [{"type": "core", "major": 4, "minor": 1}]})["api_vers"][0]["api_h"]
+    yield client
+    # leave both ports free and idle for the next test
+    for port_id in (0, 1):
+        owner = client.ok("get_port_status", {"port_id": port_id})["owner"]
+        if owner:
+            handler = client.ok("acquire", {"port_id": port_id, "user": "cleanup", "session_id": 1, "force": True})
+            client.ok("stop_traffic", {"port_id": port_id, "handler": handler})
+            client.ok("remove_all_streams", {"port_id": port_id, "handler": handler})
+            client.ok("release", {"port_id": port_id, "handler": handler})
+    client.sock.close(0)
+
+
+@pytest.fixture
+def sub(server):  # pylint: disable=redefined-outer-name
+    sock = server["ctx"].socket(zmq.SUB)
+    sock.setsockopt(zmq.SUBSCRIBE, b"")
+    sock.setsockopt(zmq.RCVTIMEO, 3000)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.connect("tcp://127.0.0.1:%d" % server["pub"])
+    yield sock
+    sock.close(0)
+
+
+def acquire(rpc, port_id=0, user="alice"):  # pylint: disable=redefined-outer-name
+    return rpc.ok("acquire", {"port_id": port_id, "user": user, "session_id": 1234, "force": False})
+
+
+def owned(handler, port_id=0, **params):
+    params.update({"port_id": port_id, "handler": handler})
+    return params
+
+
+def wait_for(sock, name, kind=None, timeout=5.0):
+    deadline = time.time() + timeout
+    seen = []
+    while time.time() < deadline:
+        msg = json.loads(sock.recv())
+        seen.append(msg)
+        if msg["name"] == name and (kind is None or msg["type"] == kind):
+            return msg, seen
+    raise AssertionError("no %s/%s message" % (name, kind))
+
+
+# ------------------------------------------------------------------ handshakes and server info
+def test_api_sync_old_handshake(server):  # pylint: disable=redefined-outer-name
+    client = Rpc(server["ctx"], server["rpc"])
+    result = client.ok("api_sync", {"api_vers": [{"type": "core", "major": 4, "minor": 1}]})
+    assert result["api_vers"][0]["type"] == "core"
+    assert isinstance(result["api_vers"][0]["api_h"], str) and result["api_vers"][0]["api_h"]
+    assert client.err("api_sync", {"api_vers": [{"type": "core", "major": 3, "minor": 0}]})["code"] == ERR_EXECUTE
+    assert client.err("api_sync", {})["code"] == ERR_INVALID_PARAMS
+    client.sock.close(0)
+
+
+def test_api_sync_v2_handshake(server):  # pylint: disable=redefined-outer-name
+    client = Rpc(server["ctx"], server["rpc"])
+    api_h = client.ok("api_sync_v2", {"name": "STL", "major": 5, "minor": 1})["api_h"]
+    old = client.ok("api_sync", {"api_vers": [{"type": "core", "major": 4, "minor": 1}]})["api_vers"][0]["api_h"]
+    assert api_h == old
+    err = client.err("api_sync_v2", {"name": "STL", "major": 99, "minor": 0})
+    assert err["code"] == ERR_EXECUTE and "mismatch" in err["specific_err"]
+    assert client.err("api_sync_v2", {"name": "STL"})["code"] == ERR_INVALID_PARAMS
+    client.sock.close(0)
+
+
+def test_version_system_info_supported_cmds_ping(rpc):  # pylint: disable=redefined-outer-name
+    assert rpc.ok("get_version")["version"].startswith("v")
+    info = rpc.ok("get_system_info")
+    assert info["port_count"] == 2 and len(info["ports"]) == 2
+    for key in ("driver", "pci_addr", "numa", "hw_mac", "description", "is_virtual", "rx"):
+        assert key in info["ports"][0]
+    cmds = rpc.ok("get_supported_cmds")
+    for method in ("get_version", "get_system_info", "get_supported_cmds", "ping", "acquire", "release", "get_port_status",
+                   "get_all_streams", "add_stream", "remove_all_streams", "start_traffic", "stop_traffic", "pause_traffic",
+                   "resume_traffic", "update_traffic", "get_global_stats", "get_port_stats", "get_utilization",
+                   "clear_stats", "set_l2", "set_l3", "set_vlan", "publish_now", "api_sync", "api_sync_v2"):
+        assert method in cmds
+    assert "ts" in rpc.call("ping", api=False)["result"]
+
+
+# ------------------------------------------------------------------ JSON-RPC errors
+def test_unknown_method(rpc):  # pylint: disable=redefined-outer-name
+    err = rpc.err("no_such_method")
+    assert err["code"] == ERR_METHOD_NOT_FOUND
+    assert err["message"] == "Method no_such_method not registered"
+
+
+def test_malformed_requests(rpc):  # pylint: disable=redefined-outer-name
+    assert json.loads(rpc.raw(b"{not json"))["error"]["code"] == ERR_PARSE
+    assert json.loads(rpc.raw(b'{"jsonrpc": "2.0", "method": "ping"}'))["error"]["code"] == ERR_INVALID_REQ
+    reply = json.loads(rpc.raw(b'{"jsonrpc": "1.0", "id": 7, "method": "ping"}'))
+    assert reply["error"]["code"] == ERR_INVALID_REQ and reply["id"] == 7
+
+
+def test_api_handler_checked(rpc):  # pylint: disable=redefined-outer-name
+    assert rpc.err("get_system_info", {}, api=False)["code"] == ERR_INVALID_PARAMS
+    err = rpc.err("get_system_info", {"api_h": "wrong"})
+    assert err["code"] == ERR_EXECUTE and "API verification failed" in err["specific_err"]
+
+
+def test_bad_params(rpc):  # pylint: disable=redefined-outer-name
+    err = rpc.err("get_port_status", {})
+    assert err["code"] == ERR_INVALID_PARAMS and err["message"] == "Bad paramters for method"
+    assert "port_id" in err["specific_err"]
+    assert rpc.err("get_port_status", {"port_id": "zero"})["code"] == ERR_INVALID_PARAMS
+    assert rpc.err("get_port_status", {"port_id": 9})["code"] == ERR_EXECUTE
+    handler = acquire(rpc)
+    assert rpc.err("start_traffic", owned(handler, mul={"type": "pps", "op": "abs"}, duration=1))["code"] == ERR_INVALID_PARAMS
+    assert rpc.err("add_stream", owned(handler, stream_id=1, stream={"mode": {}}))["code"] == ERR_INVALID_PARAMS
+    bad_vm = {"instructions": [{"type": "write_flow_var", "name": "nope", "pkt_offset": 26}]}
+    assert rpc.err("add_stream", owned(handler, stream_id=1, stream=stream_json(vm=bad_vm)))["code"] == ERR_INVALID_PARAMS
+    assert rpc.err("set_l3", owned(handler, src_addr="1.2.3", dst_addr="1.2.3.4"))["code"] == ERR_INVALID_PARAMS
+
+
+def test_start_on_unacquired_port_and_wrong_handler(rpc):  # pylint: disable=redefined-outer-name
+    err = rpc.err("start_traffic", {"port_id": 1, "handler": "x", "mul": {"type": "raw", "op": "abs", "value": 1}, "duration": 1})
+    assert err["code"] == ERR_EXECUTE and "acquire" in err["specific_err"]
+    handler = acquire(rpc, 1)
+    err = rpc.err("start_traffic", {"port_id": 1, "handler": handler + "x", "mul": {"type": "raw", "op": "abs", "value": 1}})
+    assert err["code"] == ERR_EXECUTE and "not owned" in err["specific_err"]
+    err = rpc.err("start_traffic", owned(handler, 1, mul={"type": "raw", "op": "abs", "value": 1}, duration=1))
+    assert err["code"] == ERR_EXECUTE and "no streams" in err["specific_err"]
+
+
+# ------------------------------------------------------------------ batches and compression
+def test_batch_request(rpc):  # pylint: disable=redefined-outer-name
+    handler = acquire(rpc)
+    batch = [rpc.request("add_stream", owned(handler, stream_id=i, stream=stream_json())) for i in (1, 2, 3)]
+    batch.append(rpc.request("add_stream", owned(handler, stream_id=1, stream=stream_json())))
+    batch.append(rpc.request("nope"))
+    replies = json.loads(rpc.raw(json.dumps(batch).encode()))
+    assert [r["id"] for r in replies] == [m["id"] for m in batch]
+    assert all("result" in r for r in replies[:3])
+    assert replies[3]["error"]["code"] == ERR_EXECUTE and "already exists" in replies[3]["error"]["specific_err"]
+    assert replies[4]["error"]["code"] == ERR_METHOD_NOT_FOUND
+    assert sorted(rpc.ok("get_all_streams", {"port_id": 0})["streams"]) == ["1", "2", "3"]
+    assert rpc.ok("get_port_status", {"port_id": 0})["max_stream_id"] == 3
+
+
+def test_zipped_request_gets_zipped_reply(rpc):  # pylint: disable=redefined-outer-name
+    body = json.dumps(rpc.request("get_system_info")).encode()
+    reply = rpc.raw(struct.pack(">II", 0xABE85CEA, len(body)) + zlib.compress(body))
+    magic, length = struct.unpack(">II", reply[:8])
+    assert magic == 0xABE85CEA
+    data = zlib.decompress(reply[8:])
+    assert len(data) == length and json.loads(data)["result"]["port_count"] == 2
+
+
+# ------------------------------------------------------------------ ownership and streams
+def test_acquire_release_ownership(rpc):  # pylint: disable=redefined-outer-name
+    handler = acquire(rpc, 0, "alice")
+    status = rpc.ok("get_port_status", {"port_id": 0})
+    assert status["owner"] == "alice" and status["state"] == "IDLE"
+    for key in ("attr", "rx_info", "service", "max_stream_id"):
+        assert key in status
+    assert status["attr"]["layer_cfg"]["ether"]["src"]
+    err = rpc.err("acquire", {"port_id": 0, "user": "bob", "session_id": 1, "force": False})
+    assert err["code"] == ERR_EXECUTE and "alice" in err["specific_err"]
+    stolen = rpc.ok("acquire", {"port_id": 0, "user": "bob", "session_id": 1, "force": True})
+    assert stolen != handler
+    assert rpc.err("release", owned(handler))["code"] == ERR_EXECUTE
+    rpc.ok("release", owned(stolen))
+    assert rpc.ok("get_port_status", {"port_id": 0})["owner"] == ""
+
+
+def test_streams_add_remove(rpc):  # pylint: disable=redefined-outer-name
+    handler = acquire(rpc)
+    rpc.ok("add_stream", owned(handler, stream_id=5, stream=stream_json()))
+    assert rpc.ok("get_port_status", {"port_id": 0})["state"] == "STREAMS"
+    got = rpc.ok("get_all_streams", {"port_id": 0})["streams"]["5"]
+    assert got["packet"]["binary"] == base64.b64encode(PKT).decode() and got["next_stream_id"] == -1
+    assert rpc.err("remove_stream", owned(handler, stream_id=6))["code"] == ERR_EXECUTE
+    rpc.ok("remove_stream", owned(handler, stream_id=5))
+    rpc.ok("add_stream", owned(handler, stream_id=7, stream=stream_json()))
+    rpc.ok("remove_all_streams", owned(handler))
+    status = rpc.ok("get_port_status", {"port_id": 0})
+    assert status["state"] == "IDLE" and not rpc.ok("get_all_streams", {"port_id": 0})["streams"]
+
+
+# ------------------------------------------------------------------ traffic
+def test_start_duration_counts_and_job_done(rpc, sub):  # pylint: disable=redefined-outer-name
+    handler = acquire(rpc)
+    rpc.ok("add_stream", owned(handler, stream_id=1, stream=stream_json(pps=1)))
+    rpc.ok("clear_stats", {"port_id": 0})
+    result = rpc.ok("start_traffic", owned(handler, mul={"type": "pps", "op": "abs", "value": 2000}, duration=1.0,
+                                            force=False, core_mask=1))
+    assert result["multiplier"] == pytest.approx(2000)
+    assert rpc.ok("get_port_status", {"port_id": 0})["state"] == "TX"
+    assert rpc.err("add_stream", owned(handler, stream_id=2, stream=stream_json()))["code"] == ERR_EXECUTE
+    msg, _ = wait_for(sub, "trex-event", 4, timeout=5)
+    assert msg["data"]["port_id"] == 0
+    assert rpc.ok("get_port_status", {"port_id": 0})["state"] == "STREAMS"
+    time.sleep(0.3)
+    stats = rpc.ok("get_port_stats", {"port_id": 0})
+    assert 1900 <= stats["opackets"] <= 2010
+    assert stats["obytes"] == stats["opackets"] * 64
+    for key in ("ipackets", "ibytes", "tx_pps", "rx_pps", "tx_bps", "rx_bps", "m_total_tx_pps", "oerrors"):
+        assert key in stats
+    glob = rpc.ok("get_global_stats")
+    for key in ("m_tx_pps", "m_rx_pps", "m_tx_bps", "m_rx_bps", "m_cpu_util", "m_total_tx_pkts", "opackets", "tx_pps"):
+        assert key in glob
+    assert glob["opackets"] >= stats["opackets"]
+    rpc.ok("clear_stats", {})
+    assert rpc.ok("get_port_stats", {"port_id": 0})["opackets"] == 0
+
+
+def test_multiplier_types(rpc):  # pylint: disable=redefined-outer-name
+    handler = acquire(rpc)
+    rpc.ok("add_stream", owned(handler, stream_id=1, stream=stream_json(pps=1)))
+    cases = [({"type": "raw", "value": 3}, 3.0),
+             ({"type": "pps", "value": 500}, 500.0),
+             ({"type": "bps", "value": 1e6}, 1e6 / (64 * 8)),
+             ({"type": "bpsl1", "value": 1e6}, 1e6 / (84 * 8)),
+             ({"type": "percentage", "value": 1}, 0.01 * 10e9 / (84 * 8))]
+    for mul, expected in cases:
+        mul["op"] = "abs"
+        result = rpc.ok("start_traffic", owned(handler, mul=mul, duration=-1, force=True, core_mask=1))
+        assert result["multiplier"] == pytest.approx(expected), mul
+        rpc.ok("stop_traffic", owned(handler))
+
+
+def test_pause_resume_update_stop(rpc, sub):  # pylint: disable=redefined-outer-name
+    handler = acquire(rpc)
+    rpc.ok("add_stream", owned(handler, stream_id=1, stream=stream_json(pps=100)))
+    assert rpc.err("pause_traffic", owned(handler))["code"] == ERR_EXECUTE
+    rpc.ok("start_traffic", owned(handler, mul={"type": "raw", "op": "abs", "value": 1}, duration=-1, force=False))
+    assert rpc.err("start_traffic", owned(handler, mul={"type": "raw", "op": "abs", "value": 1}))["code"] == ERR_EXECUTE
+    rpc.ok("pause_traffic", owned(handler))
+    assert rpc.ok("get_port_status", {"port_id": 0})["state"] == "PAUSE"
+    time.sleep(0.3)
+    before = rpc.ok("get_port_stats", {"port_id": 0})["opackets"]
+    time.sleep(0.4)
+    assert rpc.ok("get_port_stats", {"port_id": 0})["opackets"] == before
+    rpc.ok("resume_traffic", owned(handler))
+    assert rpc.ok("update_traffic", owned(handler, mul={"type": "raw", "op": "add", "value": 1}, force=False))["multiplier"] == 2
+    assert rpc.ok("update_traffic", owned(handler, mul={"type": "pps", "op": "abs", "value": 1000}))["multiplier"] == 10
+    time.sleep(1.3)
+    assert rpc.ok("get_port_stats", {"port_id": 0})["tx_pps"] == pytest.approx(1000, rel=0.2)
+    rpc.ok("stop_traffic", owned(handler))
+    wait_for(sub, "trex-event", 1)
+    assert rpc.ok("get_port_status", {"port_id": 0})["state"] == "STREAMS"
+    assert rpc.err("update_traffic", owned(handler, mul={"type": "raw", "op": "abs", "value": 1}))["code"] == ERR_EXECUTE
+
+
+def test_single_burst(rpc, sub):  # pylint: disable=redefined-outer-name
+    handler = acquire(rpc, 1)
+    mode = {"type": "single_burst", "total_pkts": 77, "rate": {"type": "pps", "value": 1000}}
+    rpc.ok("clear_stats", {"port_id": 1})
+    rpc.ok("add_stream", owned(handler, 1, stream_id=1, stream=stream_json(mode=mode)))
+    rpc.ok("start_traffic", owned(handler, 1, mul={"type": "raw", "op": "abs", "value": 1}, duration=-1))
+    wait_for(sub, "trex-event", 4)
+    time.sleep(0.3)
+    assert rpc.ok("get_port_stats", {"port_id": 1})["opackets"] == 77
+
+
+# ------------------------------------------------------------------ L2 / L3 / VLAN / misc
+def test_set_l2_l3_vlan(rpc):  # pylint: disable=redefined-outer-name
+    handler = acquire(rpc)
+    rpc.ok("set_l2", owned(handler, dst_mac="02:00:00:00:00:99"))
+    cfg = rpc.ok("get_port_status", {"port_id": 0})["attr"]["layer_cfg"]
+    assert cfg["ether"]["dst"] == "02:00:00:00:00:99" and cfg["ipv4"]["state"] == "none"
+    rpc.ok("set_l3", owned(handler, src_addr="10.0.0.1", dst_addr="10.0.0.2"))
+    cfg = rpc.ok("get_port_status", {"port_id": 0})["attr"]["layer_cfg"]
+    assert cfg["ipv4"] == {"state": "unresolved", "src": "10.0.0.1", "dst": "10.0.0.2"}
+    rpc.ok("set_l3", owned(handler, src_addr="10.0.0.1", dst_addr="10.0.0.2", resolved_mac="02:00:00:00:00:aa"))
+    cfg = rpc.ok("get_port_status", {"port_id": 0})["attr"]["layer_cfg"]
+    assert cfg["ipv4"]["state"] == "resolved" and cfg["ether"]["dst"] == "02:00:00:00:00:aa"
+    rpc.ok("set_vlan", owned(handler, vlan=[100]))
+    assert rpc.ok("get_port_status", {"port_id": 0})["attr"]["vlan"]["tags"] == [100]
+    assert rpc.err("set_vlan", owned(handler, vlan=[1, 2, 3]))["code"] == ERR_INVALID_PARAMS
+    rpc.ok("set_vlan", owned(handler, vlan=[]))
+    rpc.ok("service", owned(handler, enabled=True))
+    assert rpc.ok("get_port_status", {"port_id": 0})["service"] is True
+    rpc.ok("set_port_attr", owned(handler, attr={"promiscuous": {"enabled": True}}))
+    assert rpc.ok("get_port_status", {"port_id": 0})["attr"]["promiscuous"]["enabled"] is True
+    rpc.ok("set_l2", owned(handler, dst_mac="02:00:00:00:00:99"))
+
+
+def test_utilization_xstats_pgids(rpc):  # pylint: disable=redefined-outer-name
+    util = rpc.ok("get_utilization")
+    assert len(util["cpu"]) == 2 and len(util["cpu"][0]["history"]) == 20 and "mbuf_stats" in util
+    names = rpc.ok("get_port_xstats_names", {"port_id": 0})["xstats_names"]
+    values = rpc.ok("get_port_xstats_values", {"port_id": 0})["xstats_values"]
+    assert len(names) == len(values)
+    assert rpc.ok("get_active_pgids")["ids"] == {"latency": [], "flow_stats": []}
+    assert "flow_stats" in rpc.ok("get_pgid_stats", {"pgids": []})
+
+
+# ------------------------------------------------------------------ publisher
+def test_publisher_liveness(sub):  # pylint: disable=redefined-outer-name
+    start = time.time()
+    count = 0
+    while count < 3:
+        msg = json.loads(sub.recv())
+        if msg["name"] == "trex-global":
+            count += 1
+            assert "m_tx_pps" in msg["data"] and "opackets-0" in msg["data"] and "ipackets-1" in msg["data"]
+    assert time.time() - start < 2.5
+
+
+def test_publish_now_barrier(rpc, sub):  # pylint: disable=redefined-outer-name
+    time.sleep(0.2)  # let the SUB connection settle (slow joiner)
+    key = random.getrandbits(32)
+    rpc.ok("publish_now", {"key": key, "baseline": True})
+    msg, seen = wait_for(sub, "trex-barrier", key, timeout=3)
+    assert msg["baseline"] is True
+    assert seen[-2]["name"] == "trex-global" and seen[-2]["baseline"] is True
+    assert rpc.err("publish_now", {"key": -1, "baseline": True})["code"] == ERR_INVALID_PARAMS
+
+
+def test_real_old_client_connects(server):  # pylint: disable=redefined-outer-name
+    api = pytest.importorskip("trex_stl_lib.api")
+    client = api.STLClient(server="127.0.0.1", sync_port=server["rpc"], async_port=server["pub"],
+                           verbose_level=api.LoggerApi.VERBOSE_QUIET)
+    client.connect()
+    try:
+        client.reset(ports=[0, 1])
+        pkt = api.STLPktBuilder(pkt=api.Ether() / api.IP(src="16.0.0.1", dst="48.0.0.1") / api.UDP() / (b"x" * 18))
+        client.add_streams(api.STLStream(packet=pkt, mode=api.STLTXCont(pps=100)), ports=[0])
+        client.clear_stats()
+        client.start(ports=[0], mult="500pps", duration=1)
+        client.wait_on_traffic(ports=[0], timeout=10)
+        stats = client.get_stats()
+        assert 480 <= stats[0]["opackets"] <= 502
+        assert stats["total"]["opackets"] == stats[0]["opackets"] + stats[1]["opackets"]
+    finally:
+        client.disconnect()
