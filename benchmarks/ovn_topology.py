@@ -30,12 +30,12 @@ N_LB = 1000
 N_NAT = 1000
 N_LSP = 200
 
-# The topology is read with vars_files (Ansible does not deep-copy those, as it
-# does extra vars given with -e @file) and passed to ONE task.
+# The topology is a host_vars file next to the playbook: Ansible parses it once
+# and does not deep-copy it (extra vars given with -e @file are deep-copied,
+# vars_files are parsed again on every variable lookup), and passes it to ONE task.
 PLAYBOOK = """\
 - hosts: localhost
   gather_facts: false
-  vars_files: [topology.json]
   tasks:
     - name: Apply the OVN topology
       offload.testbed.ovn_topology:
@@ -247,8 +247,9 @@ def main():
             servers.append(nb)
             topo = topology(nb.url, opts.one_lb_per_vip)
             playdir = os.path.join(workdir, "play-%d" % rep)
-            os.makedirs(playdir)
-            with open(os.path.join(playdir, "topology.json"), "w") as handle:
+            os.makedirs(os.path.join(playdir, "host_vars"))
+            vars_file = os.path.join(playdir, "host_vars", "localhost.json")
+            with open(vars_file, "w") as handle:
                 json.dump({"topo": topo}, handle)
             playbook = os.path.join(playdir, "apply.yml")
             with open(playbook, "w") as handle:
@@ -257,7 +258,7 @@ def main():
                 shape = ("10 load balancers x 100 VIPs (vips:, backends as strings)" if not opts.one_lb_per_vip
                          else "1,000 load balancers x 1 VIP (vip: + backends: lists)")
                 print("topology: %d load-balancer VIPs in %s, %d NAT rules, %d logical switch ports, %d bytes of JSON vars"
-                      % (N_LB, shape, N_NAT, N_LSP, os.path.getsize(os.path.join(playdir, "topology.json"))))
+                      % (N_LB, shape, N_NAT, N_LSP, os.path.getsize(vars_file)))
             first, changed1 = run_playbook(workdir, playbook)
             second, changed2 = run_playbook(workdir, playbook)
             floor, _changed = run_playbook(workdir, floor_play)

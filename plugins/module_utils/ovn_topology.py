@@ -116,9 +116,20 @@ def normalize_prefix(value):
     return _text(net)
 
 
+_NORM_IP_CACHE = {}
+_NORM_ENDPOINT_CACHE = {}
+
+
 def normalize_ip(value):
+    try:
+        return _NORM_IP_CACHE[value]
+    except (KeyError, TypeError):
+        pass
     addr = parse_ip(value)
-    return _text(addr) if addr is not None else _text(value).strip()
+    norm = _text(addr) if addr is not None else _text(value).strip()
+    if isinstance(value, string_types):
+        _NORM_IP_CACHE[value] = norm
+    return norm
 
 
 def normalize_ip_or_prefix(value):
@@ -181,10 +192,15 @@ def format_endpoint(addr, port):
 
 
 def normalize_endpoint(value):
+    try:
+        return _NORM_ENDPOINT_CACHE[value]
+    except (KeyError, TypeError):
+        pass
     parsed = parse_endpoint(value)
-    if parsed is None:
-        return _text(value).strip()
-    return format_endpoint(*parsed)
+    norm = _text(value).strip() if parsed is None else format_endpoint(*parsed)
+    if isinstance(value, string_types):
+        _NORM_ENDPOINT_CACHE[value] = norm
+    return norm
 
 
 def normalize_backends(value):
@@ -438,7 +454,7 @@ def _validate_vip(where, vip_text, backends, vip_field, backends_field, errors):
             if (parsed[1] is None) != (vip[1] is None):
                 errors.append("%s.%s[%d]: %s must %s a port, like the vip %s"
                               % (where, backends_field, index, _text(backend).strip(), "have" if vip[1] is not None else "not have", _text(vip_text)))
-        normalized.append(format_endpoint(*parsed))
+        normalized.append(normalize_endpoint(backend))
     if vip is None:
         return None
     return format_endpoint(*vip), ",".join(normalized)

@@ -48,9 +48,9 @@ def free_port():
 
 def cleanup():
     sh("ovs-vsctl", "--if-exists", "del-br", BRIDGE, check=False)
-    for side in NS:
+    for side, netns in NS.items():
         sh("ip", "link", "del", "sgt-%s1" % side, check=False)
-        sh("ip", "netns", "del", NS[side], check=False)
+        sh("ip", "netns", "del", netns, check=False)
 
 
 @pytest.fixture

@@ -27,3 +27,7 @@ def _link_collection():
 
 
 _link_collection()
+
+# Modules that Ansible runs from tests (pytest-ansible) use this Python:
+# interpreter discovery can find a broken python3.13 shim on our machines.
+os.environ.setdefault("ANSIBLE_PYTHON_INTERPRETER", sys.executable)

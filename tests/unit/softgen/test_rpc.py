@@ -20,13 +20,13 @@ import pytest
 
 zmq = pytest.importorskip("zmq")
 
-from softgen.server import ERR_EXECUTE, ERR_INVALID_PARAMS, ERR_INVALID_REQ, ERR_METHOD_NOT_FOUND, ERR_PARSE  # noqa: E402
+from softgen.server import ERR_EXECUTE, ERR_INVALID_PARAMS, ERR_INVALID_REQ, ERR_METHOD_NOT_FOUND, ERR_PARSE  # noqa: E402  pylint: disable=wrong-import-position
 
 SOFTGEN_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "roles", "trex_server", "files"))
 
 # Ether/IPv4/UDP, 60 bytes (64 on the wire with the FCS)
-PKT = bytes.fromhex("ffffffffffff00000000000008004500002e000100004011" "0000" "10000001" "30000001"
-                    "04010000001a0000") + b"x" * 18
+PKT = bytes.fromhex("ffffffffffff00000000000008004500002e000100004011" + "0000" + "10000001" + "30000001"
+                    + "04010000001a0000") + b"x" * 18
 VM = {"instructions": [
     {"type": "flow_var", "name": "src", "size": 4, "op": "inc", "init_value": 0x10000001, "min_value": 0x10000001,
      "max_value": 0x100003E8, "step": 1},
@@ -48,7 +48,7 @@ def stream_json(pps=10.0, vm=None, mode=None):
 
 
 class Rpc:
-    def __init__(self, ctx, port):
+    def __init__(self, ctx, port):  # pylint: disable=redefined-outer-name
         self.sock = ctx.socket(zmq.REQ)
         self.sock.setsockopt(zmq.RCVTIMEO, 5000)
         self.sock.setsockopt(zmq.LINGER, 0)
@@ -87,16 +87,16 @@ class Rpc:
 
 @pytest.fixture(scope="module")
 def server():
-    rpc, pub = free_port(), free_port()
+    rpc_port, pub = free_port(), free_port()
     proc = subprocess.Popen(  # pylint: disable=consider-using-with
-        [sys.executable, "-m", "softgen", "--rpc-port", str(rpc), "--pub-port", str(pub),
+        [sys.executable, "-m", "softgen", "--rpc-port", str(rpc_port), "--pub-port", str(pub),
          "--port", "p0:-:null0", "--port", "p1:-:null1"], cwd=SOFTGEN_DIR, stderr=subprocess.DEVNULL)
     ctx = zmq.Context()
-    probe = Rpc(ctx, rpc)
+    probe = Rpc(ctx, rpc_port)
     probe.sock.setsockopt(zmq.RCVTIMEO, 10000)
     assert "result" in probe.call("ping", api=False)
     probe.sock.close(0)
-    yield {"rpc": rpc, "pub": pub, "ctx": ctx, "proc": proc}
+    yield {"rpc": rpc_port, "pub": pub, "ctx": ctx, "proc": proc}
     proc.send_signal(signal.SIGTERM)
     try:
         proc.wait(timeout=10)
@@ -293,8 +293,8 @@ def test_start_duration_counts_and_job_done(rpc, sub):  # pylint: disable=redefi
     handler = acquire(rpc)
     rpc.ok("add_stream", owned(handler, stream_id=1, stream=stream_json(pps=1)))
     rpc.ok("clear_stats", {"port_id": 0})
-    result = rpc.ok("start_traffic", owned(handler, mul={"type": "pps", "op": "abs", "value": 2000}, duration=1.0,
-                                            force=False, core_mask=1))
+    mul = {"type": "pps", "op": "abs", "value": 2000}
+    result = rpc.ok("start_traffic", owned(handler, mul=mul, duration=1.0, force=False, core_mask=1))
     assert result["multiplier"] == pytest.approx(2000)
     assert rpc.ok("get_port_status", {"port_id": 0})["state"] == "TX"
     assert rpc.err("add_stream", owned(handler, stream_id=2, stream=stream_json()))["code"] == ERR_EXECUTE

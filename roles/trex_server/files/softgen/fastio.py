@@ -153,8 +153,7 @@ class TxRing:
         frame_size = 64
         while frame_size < TPACKET2_DATA + max(len(f) for f in frames):
             frame_size *= 2
-        block_size = max(mmap.PAGESIZE, frame_size)
-        per_block = block_size // frame_size
+        per_block, block_size = self._geometry(frame_size, self.count)
         blocks = self.count // math.gcd(per_block, self.count)
         while per_block * blocks < 4 * MAX_BATCH:
             blocks *= 2
@@ -182,6 +181,20 @@ class TxRing:
         for slot in range(self.slots):
             self._prefix.append(self._prefix[-1] + self.lengths[slot % self.count])
         self.pos = 0
+
+    @staticmethod
+    def _geometry(frame_size, count):
+        """(frames per block, block size): blocks as large as 64 KiB (the kernel walks them faster than
+        single pages) while the ring stays a small multiple of ``count``."""
+        if frame_size >= mmap.PAGESIZE:
+            return 1, frame_size
+        base = mmap.PAGESIZE // frame_size
+        best = base
+        for per_block in range(base * (16 * mmap.PAGESIZE // frame_size // base), base - 1, -base):
+            if per_block * count // math.gcd(per_block, count) <= max(8 * MAX_BATCH, count):
+                best = per_block
+                break
+        return best, best * frame_size
 
     def send(self, _fd, n):
         """Queue and transmit up to ``n`` frames; return (frames, bytes). (0, 0) while the kernel still owns the slots."""

@@ -240,7 +240,7 @@ class Program:
                 cols[name] = var.values(count)
         return cols
 
-    def build(self, pkt, cap=DEFAULT_RING_CAP):
+    def build(self, pkt, cap=DEFAULT_RING_CAP):  # pylint: disable=too-many-locals
         """Return the ring of frames (list of bytes)."""
         template = bytearray(pkt)
         if not self.steps:

@@ -115,6 +115,7 @@ class TxStream:
             self.bursts = int(mode.get("count", 1))
             self.ibg = float(mode.get("ibg", 0)) / 1e6
         self.remaining = None
+        self.bursts_left = 0
         self.credit = 0.0
         self.last = 0.0
         self.wait_until = 0.0
@@ -422,9 +423,7 @@ class PortWorker:
                 continue
             stream.credit += (now - stream.last) * stream.pps
             stream.last = now
-            cap = max(64.0, stream.pps * 0.005)
-            if stream.credit > cap:
-                stream.credit = cap
+            stream.credit = min(stream.credit, max(64.0, stream.pps * 0.005))
             want = int(stream.credit)
             if stream.remaining is not None:
                 want = min(want, stream.remaining)

@@ -628,8 +628,8 @@ class SoftGenServer:
         port = self.port_of(params)
         return {"owner": port.owner, "state": port.state, "service": port.service,
                 "max_stream_id": max([int(k) for k in port.streams] or [0]), "attr": port.attr(),
-                "rx_info": {"queue": dict(port.rx_queue), "grat_arp": {"is_active": port.ipv4["state"] != "none",
-                                                                      "interval_sec": 120}}}
+                "rx_info": {"queue": dict(port.rx_queue),
+                            "grat_arp": {"is_active": port.ipv4["state"] != "none", "interval_sec": 120}}}
 
     def rpc_get_all_streams(self, params):
         port = self.port_of(params)

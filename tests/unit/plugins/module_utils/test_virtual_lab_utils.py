@@ -1,0 +1,139 @@
+"""module_utils.virtual_lab: validation, parsers of real outputs, plans."""
+import copy
+import os
+
+import pytest
+
+from ansible_collections.offload.testbed.plugins.module_utils import virtual_lab as vl
+
+FIX = os.path.join(os.path.dirname(__file__), "..", "modules", "fixtures", "virtual_lab")
+
+GOOD = {
+    "bridge": "underlay", "datapath_type": "netdev", "fail_mode": "standalone", "mtu": 1500, "offloads_off": ["tx", "tso", "gso"],
+    "networks": [{"name": "external", "cidr": "10.20.0.0/24", "vlan": 20},
+                 {"name": "servers", "cidr": "192.168.0.0/24", "vlan": 30}],
+    "namespaces": [
+        {"name": "ltb-gen", "links": [{"name": "gen0", "peer": "ltb-gen0", "network": "external", "address": "10.20.0.3/24",
+                                       "gateway": "10.20.0.2"}], "routes": [{"to": "48.0.0.0/8", "via": "10.20.0.2"}]},
+        {"name": "ltb-srv1", "links": [{"name": "eth0", "peer": "ltb-srv1", "network": "servers", "address": "192.168.0.3/24"}]},
+    ],
+    "internal_ports": [{"name": "mgt", "network": "servers", "address": "192.168.0.2/24"}],
+}
+
+
+def read(name):
+    with open(os.path.join(FIX, name)) as handle:
+        return handle.read()
+
+
+def bad(path, value):
+    lab = copy.deepcopy(GOOD)
+    target = lab
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return lab
+
+
+def test_the_seed_lab_is_sound():
+    assert vl.validate(GOOD) == []
+
+
+@pytest.mark.parametrize("path, value, expected", [
+    (("networks", 0, "cidr"), "10.20.0.0/33", "virtual_lab_networks[0].cidr: '10.20.0.0/33' (network external) is not a valid CIDR"),
+    (("networks", 0, "cidr"), "10.20.0.1/24", "virtual_lab_networks[0].cidr: '10.20.0.1/24' (network external) is not a valid CIDR"),
+    (("networks", 0, "vlan"), 0, "virtual_lab_networks[0].vlan: 0 (network external) is outside 1..4094"),
+    (("networks", 1, "vlan"), 4095, "virtual_lab_networks[1].vlan: 4095 (network servers) is outside 1..4094"),
+    (("namespaces", 1, "name"), "ltb-gen", "virtual_lab_namespaces[1].name: namespace 'ltb-gen' is declared twice"),
+    (("namespaces", 1, "links", 0, "address"), "192.168.1.3/24",
+     "virtual_lab_namespaces[1].links[0].address: 192.168.1.3/24 is outside its subnet 192.168.0.0/24 (network servers)"),
+    (("namespaces", 1, "links", 0, "address"), "192.168.0.3/16",
+     "virtual_lab_namespaces[1].links[0].address: 192.168.0.3/16 is outside its subnet 192.168.0.0/24"),
+    (("namespaces", 1, "links", 0, "address"), "192.168.0.2/24",
+     "virtual_lab_internal_ports[0].address: 192.168.0.2 is already used by virtual_lab_namespaces[1].links[0]"),
+    (("namespaces", 0, "links", 0, "gateway"), "10.30.0.1",
+     "virtual_lab_namespaces[0].links[0].gateway: 10.30.0.1 is outside the subnet 10.20.0.0/24"),
+    (("namespaces", 0, "links", 0, "network"), "overlay", "virtual_lab_namespaces[0].links[0].network: 'overlay' is not declared"),
+    (("namespaces", 0, "links", 0, "peer"), "a-name-longer-than-15", "virtual_lab_namespaces[0].links[0].peer: 'a-name-longer-than-15'"),
+    (("namespaces", 1, "links", 0, "peer"), "ltb-gen0", "virtual_lab_namespaces[1].links[0].peer: host interface 'ltb-gen0' is already used"),
+    (("namespaces", 0, "links", 0, "mac"), "50:54:00:00:00", "virtual_lab_namespaces[0].links[0].mac: '50:54:00:00:00' is not a MAC"),
+    (("namespaces", 0, "routes", 0, "to"), "48.0.0.0/3", "virtual_lab_namespaces[0].routes[0].to: '48.0.0.0/3' is not a valid CIDR"),
+    (("networks", 1, "cidr"), "10.20.0.128/25", "virtual_lab_networks: external (10.20.0.0/24) overlaps servers (10.20.0.128/25)"),
+    (("mtu",), 20000, "virtual_lab_mtu: 20000 is outside 68..9216"),
+    (("offloads_off",), ["tx", "lro2"], "virtual_lab_offloads_off: 'lro2' is not one of"),
+])
+def test_each_kind_of_bad_lab_is_named(path, value, expected):
+    errors = vl.validate(bad(path, value), prefix="virtual_lab_")
+    assert any(e.startswith(expected) for e in errors), errors
+
+
+def test_all_errors_are_reported_at_once():
+    lab = bad(("networks", 0, "vlan"), 5000)
+    lab["networks"][1]["cidr"] = "nonsense"
+    errors = vl.validate(lab)
+    assert len(errors) >= 2
+    assert errors[0].startswith("networks[0].vlan: 5000")
+
+
+def test_parse_real_outputs():
+    assert vl.parse_netns_list("utb-a (id: 3)\nltb-gen\n") == {"utb-a", "ltb-gen"}
+    assert "utb-a" in vl.parse_netns_list(read("built_netns_list.txt"))
+    links = vl.parse_ip_addr_json(read("built_ns_addr.json"))
+    assert links["eth0"] == {"mtu": 1500, "mac": "50:54:00:00:00:0a", "up": True, "addresses": {"192.168.70.3/24"}}
+    assert links["lo"]["addresses"] == set()
+    assert vl.parse_ip_route_json(read("built_ns_route.json"))["default"] == "192.168.70.1"
+    feats = vl.parse_ethtool_features(read("built_ethtool_ns.txt"))
+    assert feats["tx-checksumming"] is False and feats["tcp-segmentation-offload"] is False
+    assert feats["generic-segmentation-offload"] is False
+    assert "rx-checksumming" in feats
+    stats = vl.parse_ofctl_port_stats(read("ofctl_dump_ports.txt"))
+    assert set(stats) == {"rx_packets", "rx_bytes", "tx_packets", "tx_bytes"}
+    assert all(isinstance(v, int) for v in stats.values())
+
+
+def test_parse_ovs_state_of_a_real_switch():
+    model = vl.parse_ovs_state(read("built_ovs_bridge.json"), read("built_ovs_port.json"), read("built_ovs_interface.json"))
+    br = model["bridges"]["utb-br"]
+    assert br["datapath_type"] == "netdev" and br["fail_mode"] == "standalone"
+    assert br["external_ids"] == {"offload-testbed": "virtual_lab"}
+    assert {"utb-br", "utb-a0", "utb-mgt"} <= br["ports"]
+    assert model["ports"]["utb-a0"] == {"bridge": "utb-br", "tag": 30, "interfaces": ["utb-a0"]}
+    assert model["interfaces"]["utb-mgt"]["type"] == "internal"
+    assert model["ports"]["utb-br"]["tag"] is None
+
+
+def empty_state():
+    return {"netns": set(), "root_links": {}, "ns_links": {}, "ns_routes": {}, "features": {},
+            "ovs": {"bridges": {}, "ports": {}, "interfaces": {}}}
+
+
+def test_plan_moves_a_port_to_its_new_vlan_and_bridge():
+    state = empty_state()
+    state["ovs"]["bridges"]["underlay"] = {"datapath_type": "system", "fail_mode": "", "external_ids": {}, "ports": {"mgt"}}
+    state["ovs"]["ports"]["mgt"] = {"bridge": "underlay", "tag": 10, "interfaces": ["mgt"]}
+    lab = {"bridge": "underlay", "datapath_type": "netdev", "fail_mode": "standalone", "mtu": None, "offloads_off": [],
+           "networks": [{"name": "servers", "cidr": "192.168.0.0/24", "vlan": 30}], "namespaces": [],
+           "internal_ports": [{"name": "mgt", "network": "servers"}]}
+    _pre, ovs, _post = vl.plan_present(lab, state)
+    assert ["set", "Bridge", "underlay", "datapath_type=netdev", "fail_mode=standalone"] in ovs
+    assert ["set", "Port", "mgt", "tag=30"] in ovs
+
+
+def test_absent_keeps_a_bridge_the_lab_did_not_make():
+    state = empty_state()
+    state["ovs"]["bridges"]["underlay"] = {"datapath_type": "netdev", "fail_mode": "", "external_ids": {}, "ports": {"underlay"}}
+    assert vl.plan_absent(GOOD, state) == ([], [], [])
+
+
+def test_absent_keeps_a_marked_bridge_with_foreign_ports():
+    state = empty_state()
+    state["ovs"]["bridges"]["underlay"] = {"datapath_type": "netdev", "fail_mode": "", "external_ids": {vl.MARK_KEY: vl.MARK_VALUE},
+                                           "ports": {"underlay", "somebody-elses"}}
+    _pre, ovs, _post = vl.plan_absent(GOOD, state)
+    assert ["--if-exists", "del-br", "underlay"] not in ovs
+
+
+def test_ovs_transaction_is_one_invocation():
+    assert vl.ovs_transaction([]) is None
+    assert vl.ovs_transaction([["add-br", "b"], ["set", "Bridge", "b", "x=y"]]) == [
+        "ovs-vsctl", "--timeout=30", "--", "add-br", "b", "--", "set", "Bridge", "b", "x=y"]
