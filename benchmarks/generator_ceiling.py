@@ -31,7 +31,7 @@ import tempfile
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-SOFTGEN_DIR = os.path.join(ROOT, "roles", "trex_server", "files")
+SOFTGEN_DIR = os.path.join(ROOT, "extensions")
 NS_A, NS_B = "sgb-a", "sgb-b"
 IF_A, IF_B = "sgb-a0", "sgb-b0"
 DST_MAC = "02:00:00:00:00:02"
@@ -109,7 +109,7 @@ def plain_loop(cpu, seconds):
     return float(out.strip()), arrived / seconds
 
 
-def softgen_ceiling(cpu, seconds):
+def softgen_ceiling(cpu, seconds):  # pylint: disable=too-many-locals
     sys.path.insert(0, SOFTGEN_DIR)
     from trex_stl_lib import api  # pylint: disable=import-outside-toplevel
 

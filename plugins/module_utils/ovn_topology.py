@@ -437,7 +437,7 @@ def _validate_vip(where, vip_text, backends, vip_field, backends_field, errors):
         if vip is None:
             errors.append("%s.%s: %r is not an IP address or IP:port" % (where, vip_field, _text(vip_text)))
     if isinstance(backends, string_types):
-        backends = [b for b in backends.split(",")]
+        backends = backends.split(",")
     backends = [b for b in (backends or []) if b is not None and _text(b).strip() != ""]
     if not backends:
         errors.append("%s.%s: a load balancer needs at least one backend" % (where, backends_field))
@@ -957,7 +957,10 @@ class _Planner(object):
     def _lb_attachments(self, kind, table, uuid, row, wanted):
         """Commands for the load_balancer column of an existing switch/router;
         returns (changed, after-view names)."""
-        current = [u for u in row["load_balancer"] if u not in self.destroyed]
+        # A load balancer destroyed with purge is also removed explicitly from
+        # the rows that reference it: ovsdb-server 3.1 does not always drop the
+        # weak reference when the referencing row changes in the same transaction.
+        current = list(row["load_balancer"])
         current_names = dict((self.lb_names.get(u, u), u) for u in current)
         missing = [self.lb_token[name] for name in wanted if name not in current_names
                    or self.lb_token[name] != current_names[name]]
@@ -970,7 +973,7 @@ class _Planner(object):
             self.add("add", table, ref, "load_balancer", *missing)
         if extra:
             self.add("remove", table, ref, "load_balancer", *extra)
-        after = sorted(set(wanted) | (set() if self.purge else set(self.lb_names.get(u, u) for u in current)))
+        after = sorted(set(wanted) | (set() if self.purge else set(self.lb_names.get(u, u) for u in current if u not in self.destroyed)))
         return bool(missing or extra), after
 
     # -- ports (shared by switches and routers) ------------------------------

@@ -18,9 +18,11 @@ description:
   - Reads the Northbound database once (one C(ovn-nbctl --format=json) call listing the tables involved), computes the
     difference in Python and applies every change in B(one) C(ovn-nbctl) invocation, that is one OVSDB transaction made of
     generic database commands (C(create), C(set), C(add), C(remove), C(destroy)); new rows are named with C(--id=@name).
-    When nothing differs no command is run and RV(changed) is V(false).
-  - The whole declaration (field names and types included) is validated before the database is read; every problem is reported at once, each message naming
-    the object and the field, for example C(routers[lr0].ports[p1].mac: 'zz' is not a MAC address).
+    When nothing differs no command is run and C(changed) is V(false).
+  - >-
+    The whole declaration (field names and types included) is validated before the database is read; every problem is
+    reported at once, each message naming the object and the field, for example
+    C(routers[lr0].ports[p1].mac: 'zz' is not a MAC address).
   - Objects are identified by name (switches, switch ports, routers, router ports, load balancers), by chassis within a
     router port (gateway chassis), by prefix, nexthop, policy and output port (static routes) and by type, external IP and
     logical IP (NAT rules).
@@ -229,9 +231,10 @@ options:
         elements: str
       vips:
         description:
-          - Several VIPs in one load balancer, instead of O(load_balancers[].vip) and O(load_balancers[].backends) - a
+          - >-
+            Several VIPs in one load balancer, instead of O(load_balancers[].vip) and O(load_balancers[].backends): a
             mapping of each VIP to its backends (a list, or a comma-separated string as OVN stores it), for example
-            V({"18.0.0.172:80": ["192.168.0.3:80", "192.168.0.4:80"]}).
+            C({"18.0.0.172:80": ["192.168.0.3:80", "192.168.0.4:80"]}).
         type: dict
       protocol:
         description: Protocol of the VIP.

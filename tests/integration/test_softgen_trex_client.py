@@ -24,7 +24,7 @@ import time
 import pytest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-SOFTGEN_DIR = os.path.join(ROOT, "roles", "trex_server", "files")
+SOFTGEN_DIR = os.path.join(ROOT, "extensions")
 BRIDGE = "sgt-br"
 NS = {"a": "sgt-a", "b": "sgt-b"}
 PPS = 5000

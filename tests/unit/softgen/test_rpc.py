@@ -22,7 +22,7 @@ zmq = pytest.importorskip("zmq")
 
 from softgen.server import ERR_EXECUTE, ERR_INVALID_PARAMS, ERR_INVALID_REQ, ERR_METHOD_NOT_FOUND, ERR_PARSE  # noqa: E402  pylint: disable=wrong-import-position
 
-SOFTGEN_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "roles", "trex_server", "files"))
+SOFTGEN_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "extensions"))
 
 # Ether/IPv4/UDP, 60 bytes (64 on the wire with the FCS)
 PKT = bytes.fromhex("ffffffffffff00000000000008004500002e000100004011" + "0000" + "10000001" + "30000001"

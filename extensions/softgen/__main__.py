@@ -4,6 +4,8 @@ import logging
 import signal
 import sys
 
+import zmq
+
 from softgen.fieldengine import DEFAULT_RING_CAP
 from softgen.server import SoftGenServer
 
@@ -40,6 +42,11 @@ def main(argv=None):
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
+    try:
+        server.bind()
+    except zmq.ZMQError as exc:
+        logging.getLogger("softgen").error("cannot bind %s / %s: %s", server.rpc_addr, server.pub_addr, exc)
+        return 1
     try:
         server.start_ports()
     except (RuntimeError, OSError) as exc:

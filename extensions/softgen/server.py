@@ -273,6 +273,8 @@ class SoftGenServer:
         self.api_h = "".join(random.choice(string.ascii_letters + string.digits) for _ in range(8))
         self.start_time = time.time()
         self.ctx = zmq.Context()
+        self.rep = None
+        self.pub = None
         self.stop_flag = threading.Event()
         self.pub_cond = threading.Condition()
         self.pub_queue = []
@@ -300,10 +302,25 @@ class SoftGenServer:
             if peer < len(self.ports):
                 port.dst_mac = self.ports[peer].mac
 
+    def bind(self):
+        """Bind the RPC and publisher sockets (raises ``zmq.ZMQError`` when an address is taken)."""
+        self.rep = self.ctx.socket(zmq.REP)
+        self.rep.setsockopt(zmq.LINGER, 0)
+        self.pub = self.ctx.socket(zmq.PUB)
+        self.pub.setsockopt(zmq.LINGER, 0)
+        try:
+            self.rep.bind(self.rpc_addr)
+            self.pub.bind(self.pub_addr)
+        except zmq.ZMQError:
+            self.rep.close(0)
+            self.pub.close(0)
+            self.rep = self.pub = None
+            raise
+
     def serve_forever(self):
-        rep = self.ctx.socket(zmq.REP)
-        rep.setsockopt(zmq.LINGER, 0)
-        rep.bind(self.rpc_addr)
+        if self.rep is None:
+            self.bind()
+        rep = self.rep
         publisher = threading.Thread(target=self.publisher_loop, daemon=True, name="publisher")
         publisher.start()
         LOG.info("softgen RPC on %s, publisher on %s, %d port(s)", self.rpc_addr, self.pub_addr, len(self.ports))
@@ -336,9 +353,7 @@ class SoftGenServer:
         self.publish("trex-event", ev_type, data)
 
     def publisher_loop(self):
-        pub = self.ctx.socket(zmq.PUB)
-        pub.setsockopt(zmq.LINGER, 0)
-        pub.bind(self.pub_addr)
+        pub = self.pub  # bound by bind(); used by this thread only from here on
         next_tick = 0.0
         try:
             while not self.stop_flag.is_set():

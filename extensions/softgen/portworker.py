@@ -408,12 +408,9 @@ class PortWorker:
 
     def tx_step(self):
         now = time.monotonic()
-        if self.end is not None and now >= self.end:
-            self.running = False
-            self.active = []
-            self.emit(**self.stats())
-            self.emit(ev="done")
-            return
+        final = self.end is not None and now >= self.end
+        if final:
+            now = self.end  # send what was due up to the end of the duration, then stop
         next_due = now + 0.002
         finished = []
         sent_any = False
@@ -441,6 +438,8 @@ class PortWorker:
         for stream in finished:
             if stream in self.active and stream.bursts_left <= 0 and stream.remaining is not None:
                 self.active.remove(stream)
+        if final:
+            self.active = []
         if not self.active:
             self.running = False
             self.emit(**self.stats())
