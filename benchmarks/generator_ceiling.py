@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Highest rate softgen sustains at 64-byte frames from one core, next to a plain Python send loop.
 
 Path: two network namespaces joined by one veth pair (``sgb-a0`` <-> ``sgb-b0``),

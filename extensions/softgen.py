@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Launcher: ``softgen.py --port NAME:NETNS:IFACE ...`` (same as ``python3 -m softgen``)."""
 import os
 import sys

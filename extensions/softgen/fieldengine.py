@@ -66,7 +66,7 @@ class _Var:
         """The first ``count`` values, in packet order."""
         if self.op == "random":
             period = self.limit or count
-            base = [self.vmin + self.rng.randrange(self.span) for _ in range(min(period, count))]
+            base = [self.vmin + self.rng.randrange(self.span) for _i in range(min(period, count))]
             return [base[k % len(base)] for k in range(count)]
         off = self.init - self.vmin
         sign = 1 if self.op == "inc" else -1

@@ -488,7 +488,7 @@ class NullRing:
     def send(self, _fd, n):
         n = min(n, fastio.MAX_BATCH)
         nbytes = 0
-        for _ in range(n):
+        for _i in range(n):
             nbytes += self.lengths[self.pos]
             self.pos = (self.pos + 1) % self.count
         return n, nbytes

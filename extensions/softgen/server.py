@@ -270,7 +270,7 @@ class SoftGenServer:
         self.rpc_addr = "tcp://{0}:{1}".format(bind, rpc_port)
         self.pub_addr = "tcp://{0}:{1}".format(bind, pub_port)
         self.ring_cap = ring_cap
-        self.api_h = "".join(random.choice(string.ascii_letters + string.digits) for _ in range(8))
+        self.api_h = "".join(random.choice(string.ascii_letters + string.digits) for _i in range(8))
         self.start_time = time.time()
         self.ctx = zmq.Context()
         self.rep = None
@@ -625,7 +625,7 @@ class SoftGenServer:
             raise exec_err("port is already owned by '{0}'".format(port.owner))
         port.owner = user
         port.session_id = session_id
-        port.handler = "".join(random.choice(string.ascii_letters + string.digits) for _ in range(8))
+        port.handler = "".join(random.choice(string.ascii_letters + string.digits) for _i in range(8))
         self.event(EV_PORT_ACQUIRED, {"port_id": port.index, "who": user, "session_id": session_id, "force": force})
         return port.handler
 

@@ -246,6 +246,8 @@ notes:
     usually 2 MiB); a topology of a thousand load balancers and a thousand NAT rules needs about 250 kB.
   - The read and the write are two C(ovn-nbctl) calls; a change made by someone else in between may be overwritten.
   - Column values the module does not manage (external IDs, ACLs, load balancer options, ...) are left as they are.
+  - Below verbosity C(-vvv) the C(invocation) the module returns shows how many switches, routers and load balancers were
+    declared rather than echoing all of them back (thousands of objects would cost more than the whole plan).
 seealso:
   - name: ovn-nbctl(8)
     description: The OVN Northbound database management utility.

@@ -11,8 +11,6 @@ BAD_LAB = {
 }
 
 
-
-
 def test_module_refuses_bad_lab_through_ansible(localhost):
     result = getattr(localhost, "offload.testbed.virtual_lab_net")(**BAD_LAB)
     outcome = result["localhost"]
@@ -22,8 +20,8 @@ def test_module_refuses_bad_lab_through_ansible(localhost):
 
 
 def test_exchange_refuses_an_empty_run_through_ansible(localhost):
-    result = getattr(localhost, "offload.testbed.netns_exchange")(server_namespace="ltb-a", client_namespace="ltb-b",
-                                                                 server_address="192.168.0.3", count=0)
+    exchange = getattr(localhost, "offload.testbed.netns_exchange")
+    result = exchange(server_namespace="ltb-a", client_namespace="ltb-b", server_address="192.168.0.3", count=0)
     outcome = result["localhost"]
     assert outcome["failed"]
     assert outcome["msg"] == "count must be at least 1 and size within 1..65000"

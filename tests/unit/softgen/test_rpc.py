@@ -298,7 +298,7 @@ def test_start_duration_counts_and_job_done(rpc, sub):  # pylint: disable=redefi
     assert result["multiplier"] == pytest.approx(2000)
     assert rpc.ok("get_port_status", {"port_id": 0})["state"] == "TX"
     assert rpc.err("add_stream", owned(handler, stream_id=2, stream=stream_json()))["code"] == ERR_EXECUTE
-    msg, _ = wait_for(sub, "trex-event", 4, timeout=5)
+    msg, _unused = wait_for(sub, "trex-event", 4, timeout=5)
     assert msg["data"]["port_id"] == 0
     assert rpc.ok("get_port_status", {"port_id": 0})["state"] == "STREAMS"
     time.sleep(0.3)

@@ -56,6 +56,7 @@ WRITE_PURGE = BASE + (
     "--", "destroy", "Load_Balancer", "lb-old",
     "--", "remove", "Logical_Router", "lr0", "static_routes", "08e5748a-866b-4e95-8cc2-3b741d49f580",
     "--", "remove", "Logical_Router", "lr0", "nat", "3c4ca67b-ef0e-4dc5-a03e-7ecb6f2ee178",
+    "--", "remove", "Logical_Router", "lr0", "load_balancer", "5e49be27-68c1-4efc-a2dd-6d5ffc059477",
     "--", "destroy", "Logical_Router", "lr-old",
     "--", "remove", "Logical_Switch", "sw0", "ports", "67fc894b-9cde-4032-bc57-0bf295fb697a",
     "--", "destroy", "Logical_Switch", "sw-old",

@@ -13,9 +13,9 @@ FIX = os.path.join(HERE, "fixtures", "virtual_lab")
 LAB = {
     "bridge": "utb-br",
     "networks": [{"name": "servers", "cidr": "192.168.70.0/24", "vlan": 30}],
-    "namespaces": [{"name": "utb-a", "links": [{"name": "eth0", "peer": "utb-a0", "network": "servers",
-                                                  "address": "192.168.70.3/24", "gateway": "192.168.70.1",
-                                                  "mac": "50:54:00:00:00:0a"}]}],
+    "namespaces": [{"name": "utb-a", "links": [{
+        "name": "eth0", "peer": "utb-a0", "network": "servers",
+        "address": "192.168.70.3/24", "gateway": "192.168.70.1", "mac": "50:54:00:00:00:0a"}]}],
     "internal_ports": [{"name": "utb-mgt", "network": "servers", "address": "192.168.70.2/24"}],
 }
 
@@ -103,8 +103,8 @@ def test_check_mode_plans_but_writes_nothing(monkeypatch):
 def test_second_run_changes_nothing(monkeypatch):
     result, failed, calls = run_module(virtual_lab_net.main, LAB, reads("built"), monkeypatch)
     assert not failed
-    assert result == {"changed": False, "commands": [], "lab": {"namespaces": {"utb-a": {"eth0": ["192.168.70.3/24"]}},
-                                                                 "internal_ports": {"utb-mgt": ["192.168.70.2/24"]}}}
+    lab = {"namespaces": {"utb-a": {"eth0": ["192.168.70.3/24"]}}, "internal_ports": {"utb-mgt": ["192.168.70.2/24"]}}
+    assert result == {"changed": False, "commands": [], "lab": lab}
     assert all(c[0] in ("ip", "ethtool", "ovs-vsctl") and ("list" in c or "show" in c or "-k" in c) for c in calls)
 
 
