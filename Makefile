@@ -9,8 +9,8 @@ PYTHON ?= python3
 VENV := $(ROOT)/.venv
 BIN := $(VENV)/bin
 TMP := $(ROOT)/.tmp
-COLLECTIONS := $(TMP)/collections
-SANITY_DIR := $(TMP)/sanity/ansible_collections/offload/testbed
+COLLECTIONS ?= $(TMP)/collections
+SANITY_DIR ?= $(TMP)/sanity/ansible_collections/offload/testbed
 INVENTORY ?= inventories/virtual
 # Host packages are declared once, in bindep.txt.
 APT_PACKAGES := $(shell sed -n 's/^\([a-z0-9.+-]*\) *\[platform:dpkg.*/\1/p' bindep.txt)

@@ -8,6 +8,7 @@ result with ``ovn-nbctl show``/``lr-nat-list``/``lb-list``/``lr-route-list``.
 The system OVS/OVN is never touched: every command names the private socket.
 """
 import copy
+import json
 import os
 import shutil
 import signal
@@ -23,34 +24,10 @@ from ansible_collections.offload.testbed.plugins.modules import ovn_topology
 
 SCHEMA = "/usr/share/ovn/ovn-nb.ovsschema"
 
-SEED = {
-    "switches": [
-        {"name": "sw0", "ports": [
-            {"name": "port1", "addresses": ["50:54:00:00:00:01 192.168.0.3"]},
-            {"name": "uplink", "type": "router", "router_port": "p1"},
-        ]},
-        {"name": "external", "ports": [
-            {"name": "internet", "type": "localnet", "addresses": ["unknown"], "network_name": "physnet1"},
-            {"name": "downlink", "type": "router", "router_port": "ext_gw", "tag": 20},
-        ]},
-    ],
-    "routers": [{
-        "name": "lr0",
-        "ports": [
-            {"name": "p1", "mac": "00:00:00:00:ff:01", "networks": ["192.168.0.1/24"]},
-            {"name": "ext_gw", "mac": "00:00:00:01:ff:01", "networks": ["10.20.0.2/24"],
-             "gateway_chassis": [{"chassis": "chassis-1", "priority": 10}]},
-        ],
-        "static_routes": [{"prefix": "48.0.0.0/16", "nexthop": "10.20.0.3"}, {"prefix": "16.0.0.0/16", "nexthop": "192.168.0.3"}],
-        "nat": [{"type": "dnat_and_snat", "external_ip": "18.0.0.188", "logical_ip": "16.0.0.188"}],
-        "load_balancers": ["lb-web", "lb-udp"],
-    }],
-    "load_balancers": [
-        {"name": "lb-web", "vip": "18.0.0.172:80", "backends": ["192.168.0.3:80", "192.168.0.4:80", "192.168.0.5:80"], "protocol": "tcp"},
-        {"name": "lb-udp", "vip": "18.0.0.172:8080", "backends": ["192.168.0.3:8080", "192.168.0.4:8080", "192.168.0.5:8080"],
-         "protocol": "udp"},
-    ],
-}
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "unit", "plugins", "modules", "fixtures", "ovn_topology")
+
+with open(os.path.join(FIXTURES, "seed_topology.json")) as _handle:
+    SEED = json.load(_handle)
 
 
 class _Exit(Exception):

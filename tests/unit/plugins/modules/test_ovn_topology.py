@@ -4,6 +4,8 @@ the module's read, captured from ovn-nbctl 23.03.1 against an ovsdb-server
 created from /usr/share/ovn/ovn-nb.ovsschema (empty; after applying SEED;
 after adding objects by hand, see test_ovn_topology_utils.py)."""
 import copy
+import json
+import os
 
 import pytest
 
@@ -64,145 +66,19 @@ WRITE_PURGE = BASE + (
 # ovn-nbctl prints the UUID of each row that "create" makes
 CREATED = "\n".join(["8e37d5d5-6066-49e8-b677-3474ac758202"] * 15) + "\n"
 
-SEED = {
-    "nb_db": DB, "private_key": "/etc/ovn/key.pem", "certificate": "/etc/ovn/cert.pem", "ca_cert": "/etc/ovn/ca.pem",
-    "switches": [
-        {"name": "sw0", "ports": [
-            {"name": "port1", "addresses": ["50:54:00:00:00:01 192.168.0.3"]},
-            {"name": "uplink", "type": "router", "router_port": "p1"},
-        ]},
-        {"name": "external", "ports": [
-            {"name": "internet", "type": "localnet", "addresses": ["unknown"], "network_name": "physnet1"},
-            {"name": "downlink", "type": "router", "router_port": "ext_gw", "tag": 20},
-        ]},
-    ],
-    "routers": [{
-        "name": "lr0",
-        "ports": [
-            {"name": "p1", "mac": "00:00:00:00:ff:01", "networks": ["192.168.0.1/24"]},
-            {"name": "ext_gw", "mac": "00:00:00:01:ff:01", "networks": ["10.20.0.2/24"],
-             "gateway_chassis": [{"chassis": "chassis-1", "priority": 10}]},
-        ],
-        "static_routes": [{"prefix": "48.0.0.0/16", "nexthop": "10.20.0.3"}, {"prefix": "16.0.0.0/16", "nexthop": "192.168.0.3"}],
-        "nat": [{"type": "dnat_and_snat", "external_ip": "18.0.0.188", "logical_ip": "16.0.0.188"}],
-        "load_balancers": ["lb-web", "lb-udp"],
-    }],
-    "load_balancers": [
-        {"name": "lb-web", "vip": "18.0.0.172:80", "backends": ["192.168.0.3:80", "192.168.0.4:80", "192.168.0.5:80"], "protocol": "tcp"},
-        {"name": "lb-udp", "vip": "18.0.0.172:8080", "backends": ["192.168.0.3:8080", "192.168.0.4:8080", "192.168.0.5:8080"],
-         "protocol": "udp"},
-    ],
-}
-
-NB_EMPTY = "".join([
-    '{"data":[],"headings":["_uuid","name","ports","load_balancer"]}',
-    "\n",
-    '{"data":[],"headings":["_uuid","name","type","addresses","options","tag_request"]}',
-    "\n",
-    '{"data":[],"headings":["_uuid","name","ports","static_routes","nat","load_balancer"]}',
-    "\n",
-    '{"data":[],"headings":["_uuid","name","mac","networks","gateway_chassis"]}',
-    "\n",
-    '{"data":[],"headings":["_uuid","name","chassis_name","priority"]}',
-    "\n",
-    '{"data":[],"headings":["_uuid","ip_prefix","nexthop","policy","output_port","route_table"]}',
-    "\n",
-    '{"data":[],"headings":["_uuid","type","external_ip","logical_ip","logical_port","external_mac"]}',
-    "\n",
-    '{"data":[],"headings":["_uuid","name","vips","protocol"]}',
-    "\n",
-])
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "ovn_topology")
 
 
-NB_SEED = "".join([
-    '{"data":[[["uuid","30a0bc22-2722-4ba0-bb9b-ec14ece8178e"],"sw0",["set",[["uuid","57939f40-9395-4048-ab0d-4e7d5',
-    '96fbb19"],["uuid","69cb8168-f23a-4cef-aa5f-875c94c19d66"]]],["set",[]]],[["uuid","18496517-c1ab-467f-898c-48d8',
-    'e6a704f2"],"external",["set",[["uuid","c4e8023a-ac72-4bbc-9587-0c1bd269d9a4"],["uuid","c86b45cf-40ab-448e-bd5d',
-    '-16edcbc775ed"]]],["set",[]]]],"headings":["_uuid","name","ports","load_balancer"]}',
-    "\n",
-    '{"data":[[["uuid","69cb8168-f23a-4cef-aa5f-875c94c19d66"],"port1","","50:54:00:00:00:01 192.168.0.3",["map",[]',
-    '],["set",[]]],[["uuid","57939f40-9395-4048-ab0d-4e7d596fbb19"],"uplink","router","router",["map",[["router-por',
-    't","p1"]]],["set",[]]],[["uuid","c4e8023a-ac72-4bbc-9587-0c1bd269d9a4"],"downlink","router","router",["map",[[',
-    '"router-port","ext_gw"]]],20],[["uuid","c86b45cf-40ab-448e-bd5d-16edcbc775ed"],"internet","localnet","unknown"',
-    ',["map",[["network_name","physnet1"]]],["set",[]]]],"headings":["_uuid","name","type","addresses","options","t',
-    'ag_request"]}',
-    "\n",
-    '{"data":[[["uuid","8e320fe8-cbe1-4d04-bfe9-b6b2c15b20cc"],"lr0",["set",[["uuid","4ec7a3b4-d3ff-4d5c-b26e-b4de1',
-    '2bc2ac9"],["uuid","5a717e18-66e0-45c2-b70d-a745123796c3"]]],["set",[["uuid","0aa891a0-4cc1-468e-ae39-94f67b6a2',
-    '7ef"],["uuid","60b69885-0a76-4718-971b-f197408ccf8d"]]],["uuid","85aa58af-f739-4058-98d7-6f701cd3ecb4"],["set"',
-    ',[["uuid","a3539f6d-5b96-48b3-8d23-898122304b3f"],["uuid","fa8089c1-23c7-4921-b406-1d1297c29cc2"]]]]],"heading',
-    's":["_uuid","name","ports","static_routes","nat","load_balancer"]}',
-    "\n",
-    '{"data":[[["uuid","4ec7a3b4-d3ff-4d5c-b26e-b4de12bc2ac9"],"p1","00:00:00:00:ff:01","192.168.0.1/24",["set",[]]',
-    '],[["uuid","5a717e18-66e0-45c2-b70d-a745123796c3"],"ext_gw","00:00:00:01:ff:01","10.20.0.2/24",["uuid","11d780',
-    '85-c5c6-4d69-a777-08b515cfcc89"]]],"headings":["_uuid","name","mac","networks","gateway_chassis"]}',
-    "\n",
-    '{"data":[[["uuid","11d78085-c5c6-4d69-a777-08b515cfcc89"],"ext_gw-chassis-1","chassis-1",10]],"headings":["_uu',
-    'id","name","chassis_name","priority"]}',
-    "\n",
-    '{"data":[[["uuid","0aa891a0-4cc1-468e-ae39-94f67b6a27ef"],"16.0.0.0/16","192.168.0.3",["set",[]],["set",[]],""',
-    '],[["uuid","60b69885-0a76-4718-971b-f197408ccf8d"],"48.0.0.0/16","10.20.0.3",["set",[]],["set",[]],""]],"headi',
-    'ngs":["_uuid","ip_prefix","nexthop","policy","output_port","route_table"]}',
-    "\n",
-    '{"data":[[["uuid","85aa58af-f739-4058-98d7-6f701cd3ecb4"],"dnat_and_snat","18.0.0.188","16.0.0.188",["set",[]]',
-    ',["set",[]]]],"headings":["_uuid","type","external_ip","logical_ip","logical_port","external_mac"]}',
-    "\n",
-    '{"data":[[["uuid","fa8089c1-23c7-4921-b406-1d1297c29cc2"],"lb-web",["map",[["18.0.0.172:80","192.168.0.3:80,19',
-    '2.168.0.4:80,192.168.0.5:80"]]],"tcp"],[["uuid","a3539f6d-5b96-48b3-8d23-898122304b3f"],"lb-udp",["map",[["18.',
-    '0.0.172:8080","192.168.0.3:8080,192.168.0.4:8080,192.168.0.5:8080"]]],"udp"]],"headings":["_uuid","name","vips',
-    '","protocol"]}',
-    "\n",
-])
+def _fixture(name):
+    with open(os.path.join(FIXTURES, name)) as handle:
+        return handle.read()
 
 
-NB_EXTRA = "".join([
-    '{"data":[[["uuid","13b14fb9-47da-4020-bef8-98a04158ee0a"],"sw-old",["uuid","3d238e1f-6a62-44dc-a98b-0e01408901',
-    'c8"],["set",[]]],[["uuid","30a0bc22-2722-4ba0-bb9b-ec14ece8178e"],"sw0",["set",[["uuid","57939f40-9395-4048-ab',
-    '0d-4e7d596fbb19"],["uuid","67fc894b-9cde-4032-bc57-0bf295fb697a"],["uuid","69cb8168-f23a-4cef-aa5f-875c94c19d6',
-    '6"]]],["set",[]]],[["uuid","18496517-c1ab-467f-898c-48d8e6a704f2"],"external",["set",[["uuid","c4e8023a-ac72-4',
-    'bbc-9587-0c1bd269d9a4"],["uuid","c86b45cf-40ab-448e-bd5d-16edcbc775ed"]]],["set",[]]]],"headings":["_uuid","na',
-    'me","ports","load_balancer"]}',
-    "\n",
-    '{"data":[[["uuid","69cb8168-f23a-4cef-aa5f-875c94c19d66"],"port1","","50:54:00:00:00:01 192.168.0.3",["map",[]',
-    '],["set",[]]],[["uuid","57939f40-9395-4048-ab0d-4e7d596fbb19"],"uplink","router","router",["map",[["router-por',
-    't","p1"]]],["set",[]]],[["uuid","c4e8023a-ac72-4bbc-9587-0c1bd269d9a4"],"downlink","router","router",["map",[[',
-    '"router-port","ext_gw"]]],20],[["uuid","c86b45cf-40ab-448e-bd5d-16edcbc775ed"],"internet","localnet","unknown"',
-    ',["map",[["network_name","physnet1"]]],["set",[]]],[["uuid","3d238e1f-6a62-44dc-a98b-0e01408901c8"],"vm-old","',
-    '",["set",[]],["map",[]],["set",[]]],[["uuid","67fc894b-9cde-4032-bc57-0bf295fb697a"],"stray","","50:54:00:00:0',
-    '0:99 192.168.0.99",["map",[]],["set",[]]]],"headings":["_uuid","name","type","addresses","options","tag_reques',
-    't"]}',
-    "\n",
-    '{"data":[[["uuid","8e320fe8-cbe1-4d04-bfe9-b6b2c15b20cc"],"lr0",["set",[["uuid","4ec7a3b4-d3ff-4d5c-b26e-b4de1',
-    '2bc2ac9"],["uuid","5a717e18-66e0-45c2-b70d-a745123796c3"]]],["set",[["uuid","08e5748a-866b-4e95-8cc2-3b741d49f',
-    '580"],["uuid","0aa891a0-4cc1-468e-ae39-94f67b6a27ef"],["uuid","60b69885-0a76-4718-971b-f197408ccf8d"]]],["set"',
-    ',[["uuid","3c4ca67b-ef0e-4dc5-a03e-7ecb6f2ee178"],["uuid","85aa58af-f739-4058-98d7-6f701cd3ecb4"]]],["set",[["',
-    'uuid","5e49be27-68c1-4efc-a2dd-6d5ffc059477"],["uuid","a3539f6d-5b96-48b3-8d23-898122304b3f"],["uuid","fa8089c',
-    '1-23c7-4921-b406-1d1297c29cc2"]]]],[["uuid","5f351d7f-c63d-4138-b617-3dcd255a75b2"],"lr-old",["set",[]],["set"',
-    ',[]],["set",[]],["set",[]]]],"headings":["_uuid","name","ports","static_routes","nat","load_balancer"]}',
-    "\n",
-    '{"data":[[["uuid","4ec7a3b4-d3ff-4d5c-b26e-b4de12bc2ac9"],"p1","00:00:00:00:ff:01","192.168.0.1/24",["set",[]]',
-    '],[["uuid","5a717e18-66e0-45c2-b70d-a745123796c3"],"ext_gw","00:00:00:01:ff:01","10.20.0.2/24",["uuid","11d780',
-    '85-c5c6-4d69-a777-08b515cfcc89"]]],"headings":["_uuid","name","mac","networks","gateway_chassis"]}',
-    "\n",
-    '{"data":[[["uuid","11d78085-c5c6-4d69-a777-08b515cfcc89"],"ext_gw-chassis-1","chassis-1",10]],"headings":["_uu',
-    'id","name","chassis_name","priority"]}',
-    "\n",
-    '{"data":[[["uuid","0aa891a0-4cc1-468e-ae39-94f67b6a27ef"],"16.0.0.0/16","192.168.0.3",["set",[]],["set",[]],""',
-    '],[["uuid","60b69885-0a76-4718-971b-f197408ccf8d"],"48.0.0.0/16","10.20.0.3",["set",[]],["set",[]],""],[["uuid',
-    '","08e5748a-866b-4e95-8cc2-3b741d49f580"],"0.0.0.0/0","10.20.0.1",["set",[]],["set",[]],""]],"headings":["_uui',
-    'd","ip_prefix","nexthop","policy","output_port","route_table"]}',
-    "\n",
-    '{"data":[[["uuid","3c4ca67b-ef0e-4dc5-a03e-7ecb6f2ee178"],"snat","18.0.0.1","192.168.0.0/24",["set",[]],["set"',
-    ',[]]],[["uuid","85aa58af-f739-4058-98d7-6f701cd3ecb4"],"dnat_and_snat","18.0.0.188","16.0.0.188",["set",[]],["',
-    'set",[]]]],"headings":["_uuid","type","external_ip","logical_ip","logical_port","external_mac"]}',
-    "\n",
-    '{"data":[[["uuid","a3539f6d-5b96-48b3-8d23-898122304b3f"],"lb-udp",["map",[["18.0.0.172:8080","192.168.0.3:808',
-    '0,192.168.0.4:8080,192.168.0.5:8080"]]],"udp"],[["uuid","fa8089c1-23c7-4921-b406-1d1297c29cc2"],"lb-web",["map',
-    '",[["18.0.0.172:80","192.168.0.3:80,192.168.0.4:80,192.168.0.5:80"]]],"tcp"],[["uuid","5e49be27-68c1-4efc-a2dd',
-    '-6d5ffc059477"],"lb-old",["map",[["18.0.0.200:443","192.168.0.9:443"]]],"tcp"]],"headings":["_uuid","name","vi',
-    'ps","protocol"]}',
-    "\n",
-])
+SEED = dict(json.loads(_fixture("seed_topology.json")), nb_db=DB, private_key="/etc/ovn/key.pem",
+            certificate="/etc/ovn/cert.pem", ca_cert="/etc/ovn/ca.pem")
+NB_EMPTY = _fixture("nb_empty.json")
+NB_SEED = _fixture("nb_seed.json")
+NB_EXTRA = _fixture("nb_extra.json")
 
 
 @pytest.fixture(autouse=True)
