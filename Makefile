@@ -10,6 +10,7 @@ VENV := $(ROOT)/.venv
 BIN := $(VENV)/bin
 TMP := $(ROOT)/.tmp
 COLLECTIONS ?= $(TMP)/collections
+BUILD ?= $(TMP)/build
 SANITY_DIR ?= $(TMP)/sanity/ansible_collections/offload/testbed
 INVENTORY ?= inventories/virtual
 # Host packages are declared once, in bindep.txt.
@@ -48,10 +49,10 @@ $(BIN)/.installed: requirements.txt requirements-test.txt
 # Build the collection tarball from the working tree and install it where
 # ansible.cfg looks (ANSIBLE_COLLECTIONS_PATH).
 collection: venv
-	rm -rf $(TMP)/build && mkdir -p $(TMP)/build $(COLLECTIONS)
-	$(BIN)/ansible-galaxy collection build --force --output-path $(TMP)/build . >/dev/null
-	cp $(TMP)/build/offload-testbed-*.tar.gz $(TMP)/build/offload-testbed.tar.gz
-	$(BIN)/ansible-galaxy collection install --force -p $(COLLECTIONS) $(TMP)/build/offload-testbed.tar.gz >/dev/null
+	rm -rf $(BUILD) && mkdir -p $(BUILD) $(COLLECTIONS)
+	$(BIN)/ansible-galaxy collection build --force --output-path $(BUILD) . >/dev/null
+	cp $(BUILD)/offload-testbed-*.tar.gz $(BUILD)/offload-testbed.tar.gz
+	$(BIN)/ansible-galaxy collection install --force -p $(COLLECTIONS) $(BUILD)/offload-testbed.tar.gz >/dev/null
 	@echo "installed offload.testbed $$(sed -n 's/^version: //p' galaxy.yml) into $(COLLECTIONS)"
 
 lab: deps

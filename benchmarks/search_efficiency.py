@@ -195,6 +195,25 @@ def main():
         verdict = "fewer" if statistics.median(ours_all) < statistics.median(mlr_all) else "NOT fewer"
         print("median trial seconds: ours %.1f, MLRsearch %.1f: %s than MLRsearch" % (
             statistics.median(ours_all), statistics.median(mlr_all), verdict))
+    extra = getattr(device_models, "EXTRA_MODELS", ())
+    if extra:
+        print("")
+        print("outside the medians (loss depends on the trial duration, short trials are optimistic):")
+        for cls in extra:
+            ours = run_ours(cls())
+            bis = run_bisection(cls())
+            mlr_text = "-"
+            if mlr is not None:
+                try:
+                    mlr_seconds, mlr_trials, mlr_good = mlr(cls())
+                    mlr_text = "%.1f (%d) %s" % (mlr_seconds, mlr_trials, "within width" if mlr_good else "NOT within width")
+                except Exception as error:  # pylint: disable=broad-except
+                    mlr_text = "failed: %s" % error
+            if not ours[2]:
+                failures.append(cls.name)
+            print("%-16s ours %.1f (%d) %s; MLRsearch %s; bisection %.1f (%d) %s" % (
+                cls.name, ours[0], ours[1], "within width" if ours[2] else "NOT within width", mlr_text, bis[0], bis[1],
+                "within width" if bis[2] else "NOT within width"))
     if failures:
         print("bounds NOT within the width for: " + ", ".join(failures))
         return 1

@@ -3,4 +3,4 @@
 Run ``python3 -m softgen --port NAME:NETNS:IFACE ...`` from the directory that
 holds this package (or ``softgen.py`` next to it).
 """
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -154,6 +154,8 @@ class PortWorker:
         self.gw_mac = None
         self.ipv6 = None
         self.vlan = []
+        # capture: an ETH_P_ALL reader runs while the server wants RX frames
+        self.capture_stop = None
         # TX state
         self.streams = {}
         self.active = []
@@ -275,12 +277,12 @@ class PortWorker:
         ip6 = struct.pack("!IHBB", 0x60000000, len(body), 58, 255) + self.ipv6 + src_ip_reply
         self.send_ctl(dst_mac + self.mac_raw + self._vlan_hdr(0x86DD) + ip6 + body)
 
-    def rx_loop(self, proto, handler):
+    def rx_loop(self, proto, handler, stop=None):
         sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(proto))
         sock.bind((self.iface, proto))
-        sock.settimeout(0.5)
+        sock.settimeout(0.2 if stop is not None else 0.5)
         try:
-            while not self.quit.is_set():
+            while not self.quit.is_set() and not (stop is not None and stop.is_set()):
                 try:
                     data, addr = sock.recvfrom(2048)
                 except socket.timeout:
@@ -292,6 +294,20 @@ class PortWorker:
                 handler(data)
         finally:
             sock.close()
+
+    def emit_rx(self, data):
+        self.emit(ev="rx", ts=time.time(), data=base64.b64encode(data).decode())
+
+    def set_capture(self, enabled):
+        """Copy every arriving frame to the server (``ev: rx``) while a capture wants this port."""
+        if self.null:
+            return
+        if enabled and self.capture_stop is None:
+            self.capture_stop = threading.Event()
+            threading.Thread(target=self.rx_loop, args=(fastio.ETH_P_ALL, self.emit_rx, self.capture_stop), daemon=True).start()
+        elif not enabled and self.capture_stop is not None:
+            self.capture_stop.set()
+            self.capture_stop = None
 
     def resolver_loop(self):
         while not self.quit.wait(0.5):
@@ -334,6 +350,8 @@ class PortWorker:
             self.vlan = [int(v) for v in cmd.get("tags", [])]
         elif kind == "ipv6":
             self.ipv6 = socket.inet_pton(socket.AF_INET6, cmd["src"]) if cmd.get("src") else None
+        elif kind == "capture":
+            self.set_capture(bool(cmd.get("on")))
         elif kind == "push":
             for pkt in cmd.get("pkts", []):
                 frame = base64.b64decode(pkt)

@@ -73,23 +73,31 @@ def is_mac(value):
     return isinstance(value, string_types) and bool(MAC_RE.match(value))
 
 
-_IP_CACHE = {}
-_ENDPOINT_CACHE = {}
+def _cached_by_text(func):
+    """Memoise a one-argument function for string arguments: a topology of
+    thousands of VIPs, NAT rules and backends repeats the same addresses."""
+    cache = {}
+
+    def wrapper(value):
+        if not isinstance(value, string_types):
+            return func(value)
+        try:
+            return cache[value]
+        except KeyError:
+            result = cache[value] = func(value)
+            return result
+    wrapper.__doc__ = func.__doc__
+    wrapper.__name__ = func.__name__
+    return wrapper
 
 
+@_cached_by_text
 def parse_ip(value):
-    """An ``ipaddress`` address or None (cached: topologies repeat addresses)."""
+    """An ``ipaddress`` address or None."""
     try:
-        return _IP_CACHE[value]
-    except (KeyError, TypeError):
-        pass
-    try:
-        addr = ipaddress.ip_address(_text(value).strip())
+        return ipaddress.ip_address(_text(value).strip())
     except ValueError:
-        addr = None
-    if isinstance(value, string_types):
-        _IP_CACHE[value] = addr
-    return addr
+        return None
 
 
 def parse_cidr(value):
@@ -116,20 +124,10 @@ def normalize_prefix(value):
     return _text(net)
 
 
-_NORM_IP_CACHE = {}
-_NORM_ENDPOINT_CACHE = {}
-
-
+@_cached_by_text
 def normalize_ip(value):
-    try:
-        return _NORM_IP_CACHE[value]
-    except (KeyError, TypeError):
-        pass
     addr = parse_ip(value)
-    norm = _text(addr) if addr is not None else _text(value).strip()
-    if isinstance(value, string_types):
-        _NORM_IP_CACHE[value] = norm
-    return norm
+    return _text(addr) if addr is not None else _text(value).strip()
 
 
 def normalize_ip_or_prefix(value):
@@ -140,20 +138,11 @@ def normalize_ip_or_prefix(value):
     return normalize_ip(value)
 
 
+@_cached_by_text
 def parse_endpoint(value):
     """``1.2.3.4:80``, ``[fd00::1]:80``, ``1.2.3.4`` or ``fd00::1`` ->
     ``(address, port)``; port is None when absent. None when invalid."""
     value = _text(value).strip()
-    try:
-        return _ENDPOINT_CACHE[value]
-    except KeyError:
-        pass
-    result = _parse_endpoint(value)
-    _ENDPOINT_CACHE[value] = result
-    return result
-
-
-def _parse_endpoint(value):
     port = None
     if value.startswith("["):
         end = value.find("]")
@@ -191,16 +180,10 @@ def format_endpoint(addr, port):
     return "%s:%d" % (addr, port)
 
 
+@_cached_by_text
 def normalize_endpoint(value):
-    try:
-        return _NORM_ENDPOINT_CACHE[value]
-    except (KeyError, TypeError):
-        pass
     parsed = parse_endpoint(value)
-    norm = _text(value).strip() if parsed is None else format_endpoint(*parsed)
-    if isinstance(value, string_types):
-        _NORM_ENDPOINT_CACHE[value] = norm
-    return norm
+    return _text(value).strip() if parsed is None else format_endpoint(*parsed)
 
 
 def normalize_backends(value):

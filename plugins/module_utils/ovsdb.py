@@ -68,3 +68,62 @@ def quote_value(value):
     if value and all(c.isalnum() or c in "-_./" for c in value):
         return value
     return json.dumps(value)
+
+
+def _scalar(value):
+    """An optional OVSDB column (an empty set when unset) as a value or None."""
+    if isinstance(value, list):
+        return value[0] if value else None
+    return value
+
+
+def switch_model(bridges_json, ports_json, interfaces_json, open_vswitch_json=None):
+    """``ovs-vsctl --format=json list Bridge|Port|Interface [Open_vSwitch]`` -> one model.
+
+    Returns::
+
+        {"open_vswitch": {"other_config": {}, "external_ids": {}},
+         "bridges": {name: {"datapath_type", "fail_mode", "external_ids", "other_config", "ports": set}},
+         "ports": {name: {"bridge", "tag", "trunks", "vlan_mode", "interfaces", "external_ids", "other_config"}},
+         "interfaces": {name: {"type", "external_ids", "options", "other_config"}}}
+
+    Unset optional columns become None (``tag``, ``vlan_mode``) or empty.
+    """
+    model = {"open_vswitch": {"other_config": {}, "external_ids": {}}, "bridges": {}, "ports": {}, "interfaces": {}}
+    for row in parse_table(open_vswitch_json)[:1]:
+        model["open_vswitch"] = {"other_config": row.get("other_config") or {}, "external_ids": row.get("external_ids") or {}}
+    ifaces_by_uuid = {}
+    for row in parse_table(interfaces_json):
+        ifaces_by_uuid[row["_uuid"]] = row["name"]
+        model["interfaces"][row["name"]] = {
+            "type": row.get("type") or "",
+            "external_ids": row.get("external_ids") or {},
+            "options": row.get("options") or {},
+            "other_config": row.get("other_config") or {},
+        }
+    ports_by_uuid = {}
+    for row in parse_table(ports_json):
+        tag = _scalar(row.get("tag"))
+        ports_by_uuid[row["_uuid"]] = row["name"]
+        model["ports"][row["name"]] = {
+            "bridge": None,
+            "tag": tag if isinstance(tag, int) else None,
+            "trunks": sorted(as_list(row.get("trunks") or [])),
+            "vlan_mode": _scalar(row.get("vlan_mode")),
+            "interfaces": [ifaces_by_uuid.get(u, u) for u in as_list(row.get("interfaces") or [])],
+            "external_ids": row.get("external_ids") or {},
+            "other_config": row.get("other_config") or {},
+        }
+    for row in parse_table(bridges_json):
+        ports = set(ports_by_uuid.get(u, u) for u in as_list(row.get("ports") or []))
+        model["bridges"][row["name"]] = {
+            "datapath_type": row.get("datapath_type") or "",
+            "fail_mode": _scalar(row.get("fail_mode")) or "",
+            "external_ids": row.get("external_ids") or {},
+            "other_config": row.get("other_config") or {},
+            "ports": ports,
+        }
+        for port in ports:
+            if port in model["ports"]:
+                model["ports"][port]["bridge"] = row["name"]
+    return model

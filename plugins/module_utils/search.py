@@ -16,6 +16,14 @@ How it spends few trial seconds:
   would just be met (forwarding-rate projection, and the secant through the
   two lowest lossy trials); a bracket of clean and lossy loads keeps the
   guesses honest and falls back to geometric bisection when they stall.
+* When the loss does not shrink with the load (a dip of loss below a clean
+  band, or a device that always loses) the search steps down from the
+  lowest lossy load by doubling steps (8 %, 16 %, 32 %) before it jumps to
+  ``min_load``: the bottom of a dip is found in a few short trials.
+* When a final trial misses a goal at a load where a short trial met it,
+  short trials are optimistic for that goal (a policer's burst, deep
+  buffers) and the goal explores with final trials from then on, instead of
+  walking down one final trial per width.
 * Full ``final_duration`` trials only confirm: one at the lower bound and one
   at the upper bound, at most a ``width`` apart.  A confirming trial that comes
   out the other way still serves as the opposite bound, and every trial
@@ -45,6 +53,9 @@ DEFAULT_GOALS = (
 # Fraction of the width actually used between two bounds: keeps
 # (upper - lower) / upper <= width safe from float rounding.
 _WIDTH_USE = 0.999
+
+# First relative step down from the lowest lossy load when the loss is flat.
+_FLAT_STEP = 0.08
 
 
 def _check_number(name, value):
@@ -103,6 +114,11 @@ class _Search:
         self.last_step = {}
         self.down_steps = {}
         self.distrust = {}
+        # Per goal name: a final trial missed the goal at a load where a
+        # short trial met it, so short trials are optimistic (buffers, a
+        # policer's burst): explore with final trials from then on.
+        self.short_optimistic = {}
+        self.flat_steps = {}
 
     # -- measuring -------------------------------------------------------
 
@@ -194,8 +210,11 @@ class _Search:
             return {"lower_bound": lower, "upper_bound": upper, "lower_bound_trial": lower_index}
         return None
 
-    def bracket(self, ratio, final_lower, final_upper):
-        """Highest load met and lowest load missed, by trials of any duration, between the final bounds."""
+    def bracket(self, ratio, final_lower, final_upper, finals_only_low=False):
+        """Highest load met and lowest load missed, by trials of any duration, between the final bounds.
+
+        With ``finals_only_low`` a short trial that met the goal does not count.
+        """
         high = None
         for trial in self.trials:
             load = trial["load"]
@@ -209,6 +228,8 @@ class _Search:
         for trial in self.trials:
             load = trial["load"]
             if trial["loss_ratio"] > ratio or (low is not None and load <= low):
+                continue
+            if finals_only_low and not self.is_final(trial):
                 continue
             if high is not None and load >= high:
                 continue
@@ -277,6 +298,16 @@ class _Search:
             best = max(best, forwarded)
         return False
 
+    def note_optimism(self, final_trial):
+        """Mark the goals a final trial missed where a short trial at the same load met them."""
+        for goal in self.goals:
+            ratio = goal["loss_ratio"]
+            if final_trial["loss_ratio"] <= ratio:
+                continue
+            if any(not self.is_final(trial) and trial["load"] == final_trial["load"] and trial["loss_ratio"] <= ratio
+                   for trial in self.trials):
+                self.short_optimistic[goal["name"]] = True
+
     def tried_short(self, load):
         return any(trial["load"] == load and not self.is_final(trial) for trial in self.trials)
 
@@ -286,7 +317,8 @@ class _Search:
         """(load, duration, role) of the trial this goal wants next."""
         name = goal["name"]
         ratio = goal["loss_ratio"]
-        short = self.initial_duration
+        optimistic = self.short_optimistic.get(name, False)
+        short = self.final_duration if optimistic else self.initial_duration
         final = self.final_duration
         width = self.width * _WIDTH_USE
         lower_index, final_upper = self.final_bounds(ratio)
@@ -295,7 +327,7 @@ class _Search:
             suspect = self.suspect(ratio, final_lower)
             if suspect is not None:
                 return suspect, final, "check"
-        low, high = self.bracket(ratio, final_lower, final_upper)
+        low, high = self.bracket(ratio, final_lower, final_upper, finals_only_low=optimistic)
         if high is None:
             # Nothing missed the goal above the lower bound: try max_load.
             if any(trial["load"] >= self.max_load for trial in self.trials):
@@ -306,9 +338,17 @@ class _Search:
             # Everything so far missed the goal: go down to the guess, and
             # by a step that doubles while the guesses keep missing.
             steps = self.down_steps.get(name, 0)
-            if guess is None or (secant is not None and secant <= self.min_load):
-                # No forwarding, or a loss that does not shrink with the load.
-                load = self.min_load if guess is not None else high / 2.0
+            if guess is None:
+                # No forwarding at all.
+                load = high / 2.0
+            elif secant is not None and secant <= self.min_load:
+                # A loss that does not shrink with the load: step down by
+                # doubling steps (a dip of loss ends a few steps below), then
+                # straight to min_load once a step would be half the load.
+                flat = self.flat_steps.get(name, 0)
+                self.flat_steps[name] = flat + 1
+                step = _FLAT_STEP * 2 ** flat
+                load = high * (1.0 - step) if step < 0.5 else self.min_load
             else:
                 load = guess * (1.0 - width / 2.0)
                 load = min(load, high * (1.0 - min(0.5, width * 2 ** steps)))
@@ -374,6 +414,8 @@ class _Search:
             if role == "upper" and trial["loss_ratio"] <= goal["loss_ratio"]:
                 # The guess was too low: try upper bounds short from now on.
                 self.distrust[goal["name"]] = True
+            if self.is_final(trial):
+                self.note_optimism(trial)
         result = {}
         for goal in self.goals:
             entry = self.status(goal)

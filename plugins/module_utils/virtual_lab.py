@@ -29,7 +29,7 @@ import ipaddress
 import json
 import re
 
-from ansible_collections.offload.testbed.plugins.module_utils.ovsdb import as_list, parse_table
+from ansible_collections.offload.testbed.plugins.module_utils.ovsdb import switch_model
 
 MARK_KEY = "offload-testbed"
 MARK_VALUE = "virtual_lab"
@@ -176,6 +176,14 @@ def validate(lab, prefix=""):
                 errors.append("%s.peer: host interface %r is already used by %s" % (lwhere, peer, seen_if[peer]))
             else:
                 seen_if[peer] = lwhere
+        for j, addr in enumerate(ns.get("loopback") or []):
+            iface = _interface(addr)
+            if iface is None:
+                errors.append("%s.loopback[%d]: %r is not an address with a prefix length, such as 16.0.0.188/32" % (where, j, addr))
+            elif str(iface.ip) in seen_addr:
+                errors.append("%s.loopback[%d]: %s is already used by %s; addresses must be unique" % (where, j, iface.ip, seen_addr[str(iface.ip)]))
+            else:
+                seen_addr[str(iface.ip)] = "%s.loopback[%d]" % (where, j)
         for j, route in enumerate(ns.get("routes") or []):
             rwhere = "%s.routes[%d]" % (where, j)
             if _network(route.get("to")) is None:
@@ -258,43 +266,9 @@ def parse_ethtool_features(text):
 
 
 def parse_ovs_state(bridges_json, ports_json, interfaces_json):
-    """Three ``ovs-vsctl --format=json list`` outputs -> a model of the switch.
-
-    Returns ``{"bridges": {name: {"datapath_type", "fail_mode", "external_ids",
-    "ports": set}}, "ports": {name: {"bridge", "tag", "interfaces"}},
-    "interfaces": {name: {"type", "external_ids"}}}``.
-    """
-    ports_by_uuid = {}
-    model = {"bridges": {}, "ports": {}, "interfaces": {}}
-    ifaces_by_uuid = {}
-    for row in parse_table(interfaces_json):
-        ifaces_by_uuid[row["_uuid"]] = row["name"]
-        model["interfaces"][row["name"]] = {
-            "type": row.get("type") or "",
-            "external_ids": row.get("external_ids") or {},
-        }
-    for row in parse_table(ports_json):
-        tag = row.get("tag")
-        tag = tag if isinstance(tag, int) else None
-        ports_by_uuid[row["_uuid"]] = row["name"]
-        model["ports"][row["name"]] = {
-            "bridge": None,
-            "tag": tag,
-            "interfaces": [ifaces_by_uuid.get(u, u) for u in as_list(row.get("interfaces") or [])],
-        }
-    for row in parse_table(bridges_json):
-        fail_mode = row.get("fail_mode")
-        ports = set(ports_by_uuid.get(u, u) for u in as_list(row.get("ports") or []))
-        model["bridges"][row["name"]] = {
-            "datapath_type": row.get("datapath_type") or "",
-            "fail_mode": fail_mode if isinstance(fail_mode, str) else "",
-            "external_ids": row.get("external_ids") or {},
-            "ports": ports,
-        }
-        for port in ports:
-            if port in model["ports"]:
-                model["ports"][port]["bridge"] = row["name"]
-    return model
+    """Three ``ovs-vsctl --format=json list`` outputs -> the switch model of
+    :func:`ovsdb.switch_model` (bridges, ports, interfaces)."""
+    return switch_model(bridges_json, ports_json, interfaces_json)
 
 
 # --------------------------------------------------------------------------
@@ -428,6 +402,10 @@ def plan_present(lab, state):
         lo = links.get("lo")
         if lo is None or not lo["up"]:
             pre.append(["ip", "-n", name, "link", "set", "dev", "lo", "up"])
+        for addr in ns.get("loopback") or []:
+            want = str(ipaddress.ip_interface(addr))
+            if lo is None or want not in lo["addresses"]:
+                pre.append(["ip", "-n", name, "addr", "add", want, "dev", "lo"])
         for link in ns.get("links") or []:
             peer, dev = link["peer"], link["name"]
             inside = links.get(dev)

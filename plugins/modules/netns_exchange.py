@@ -37,6 +37,11 @@ options:
     description: Address the server listens on and the client connects to.
     type: str
     required: true
+  connect_address:
+    description:
+      - Address the client sends to, when it is not O(server_address); a NAT or load-balancer address in
+        front of the server (seed 000's C(dnat_and_snat 18.0.0.188 16.0.0.188)).
+    type: str
   client_namespace:
     description: Namespace of the client; an empty string means the host's own namespace.
     type: str
@@ -198,7 +203,7 @@ try:
     if server.stdout.readline().strip() != "READY":
         out["error"] = "echo server in namespace %s did not start: %s" % (job["server_namespace"], server.stderr.read().strip())
     else:
-        client = subprocess.run(in_netns(job["client_namespace"], [sys.executable, "-c", job["client"]] + job["args"]),
+        client = subprocess.run(in_netns(job["client_namespace"], [sys.executable, "-c", job["client"]] + job["client_args"]),
                                 capture_output=True, universal_newlines=True, timeout=job["deadline"])
         if client.returncode != 0:
             out["error"] = "client in namespace %s failed: %s" % (job["client_namespace"], client.stderr.strip())
@@ -237,6 +242,7 @@ def main():
             server_namespace=dict(type="str", required=True),
             server_address=dict(type="str", required=True),
             client_namespace=dict(type="str", required=True),
+            connect_address=dict(type="str"),
             protocol=dict(type="str", choices=["tcp", "udp"], default="tcp"),
             port=dict(type="int", default=5201),
             count=dict(type="int", default=100),
@@ -252,8 +258,10 @@ def main():
         module.fail_json(msg="count must be at least 1 and size within 1..65000")
     args = [p["protocol"], p["server_address"], str(p["port"]), str(p["count"]), str(p["size"]), str(p["timeout"])]
     before = _ovs_stats(module, p["ovs_interfaces"])
+    client_args = list(args)
+    client_args[1] = p["connect_address"] or p["server_address"]
     job = dict(server_namespace=p["server_namespace"], client_namespace=p["client_namespace"], server=SERVER, client=CLIENT,
-               args=args, deadline=p["timeout"] * (p["count"] + 3))
+               args=args, client_args=client_args, deadline=p["timeout"] * (p["count"] + 3))
     rc, out, err = module.run_command([sys.executable, "-c", DRIVER, json.dumps(job)])
     if rc != 0:
         module.fail_json(msg="traffic driver failed: %s" % (err.strip() or out.strip()))

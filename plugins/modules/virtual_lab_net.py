@@ -125,6 +125,11 @@ options:
           iface_id:
             description: C(external_ids:iface-id) of the OVS interface, binding it to an OVN logical port.
             type: str
+      loopback:
+        description: Addresses with prefix length put on the namespace's C(lo), for hosts that stand behind it (seed 000's 16.0.0.188).
+        type: list
+        elements: str
+        default: []
       routes:
         description: Static routes in the namespace.
         type: list
@@ -233,6 +238,7 @@ ARGUMENT_SPEC = dict(
     namespaces=dict(type="list", elements="dict", default=[], options=dict(
         name=dict(type="str", required=True),
         links=dict(type="list", elements="dict", default=[], options=LINK_SPEC),
+        loopback=dict(type="list", elements="str", default=[]),
         routes=dict(type="list", elements="dict", default=[], options=dict(
             to=dict(type="str", required=True),
             via=dict(type="str", required=True),

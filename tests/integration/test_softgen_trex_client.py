@@ -200,3 +200,42 @@ def test_trex_client_drives_softgen_through_ovs(softgen, tmp_path):  # pylint: d
           % (sent, received, ovs_rx, ovs_tx, len(sources)))
     assert len(sources) > 900, "capture saw %d distinct sources" % len(sources)
     assert all(s.startswith("16.0.") for s in sources)
+
+
+def test_capture_and_arp_service_through_ovs(softgen):  # pylint: disable=redefined-outer-name
+    """The client's capture API and its ARP service (push_packets + capture, as resolve() uses them)
+    work against softgen on real interfaces: frames pushed on port 0 cross OVS and are captured on port 1."""
+    from trex_stl_lib.services.trex_stl_service_arp import STLServiceARP  # pylint: disable=import-outside-toplevel
+
+    rpc, pub = softgen
+    api = trex_api
+    client = api.STLClient(server="127.0.0.1", sync_port=rpc, async_port=pub, verbose_level=api.LoggerApi.VERBOSE_QUIET)
+    client.connect()
+    try:
+        client.reset(ports=[0, 1])
+        client.set_service_mode(ports=[0, 1], enabled=True)
+        mac0 = client.ports[0].get_layer_cfg()["ether"]["src"]
+        mac1 = client.ports[1].get_layer_cfg()["ether"]["src"]
+        capture = client.start_capture(rx_ports=[1], limit=100)
+        probes = [api.Ether(src=mac0, dst="ff:ff:ff:ff:ff:ff") / api.IP(src="16.0.0.%d" % i, dst="48.0.0.1") / api.UDP(sport=1025, dport=9)
+                  / (b"probe" * 4) for i in range(1, 11)]
+        client.push_packets([bytes(p) for p in probes], ports=[0])
+        deadline = time.time() + 5
+        while time.time() < deadline and client.get_capture_status()[capture["id"]]["count"] < 10:
+            time.sleep(0.1)
+        captured = []
+        client.stop_capture(capture["id"], output=captured)
+        got = [api.Ether(p["binary"]) for p in captured]
+        sources = sorted(p[api.IP].src for p in got if api.IP in p and p[api.IP].dst == "48.0.0.1")
+        assert sources == sorted("16.0.0.%d" % i for i in range(1, 11)), [p.summary() for p in got]
+        assert all(p["port"] == 1 and p["origin"] == "RX" for p in captured)
+
+        # The ARP service: port 1 answers for 10.99.0.2 (softgen's responder), port 0 asks through the service context.
+        assert client.ports[1].set_l3_mode("10.99.0.2", "10.99.0.1")
+        ctx = client.create_service_ctx(port=0)
+        arp = STLServiceARP(ctx, dst_ip="10.99.0.2", src_ip="10.99.0.1")
+        ctx.run(arp)
+        assert arp.get_record() and arp.get_record().dst_mac == mac1
+        client.set_service_mode(ports=[0, 1], enabled=False)
+    finally:
+        client.disconnect()

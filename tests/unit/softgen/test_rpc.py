@@ -20,7 +20,8 @@ import pytest
 
 zmq = pytest.importorskip("zmq")
 
-from softgen.server import ERR_EXECUTE, ERR_INVALID_PARAMS, ERR_INVALID_REQ, ERR_METHOD_NOT_FOUND, ERR_PARSE  # noqa: E402  pylint: disable=wrong-import-position
+from softgen.server import (  # noqa: E402  pylint: disable=wrong-import-position
+    ERR_EXECUTE, ERR_INVALID_PARAMS, ERR_INVALID_REQ, ERR_METHOD_NOT_FOUND, ERR_PARSE)
 
 SOFTGEN_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "extensions"))
 
@@ -436,3 +437,67 @@ def test_real_old_client_connects(server):  # pylint: disable=redefined-outer-na
         assert stats["total"]["opackets"] == stats[0]["opackets"] + stats[1]["opackets"]
     finally:
         client.disconnect()
+
+
+# ------------------------------------------------------------------ packet capture
+def test_capture_start_fetch_stop_remove(rpc):  # pylint: disable=redefined-outer-name
+    handler = acquire(rpc)
+    started = rpc.ok("capture", {"command": "start", "limit": 3, "mode": "fixed", "tx": [0], "rx": [], "filter": "arp"})
+    capture_id = started["capture_id"]
+    assert abs(started["start_ts"] - time.time()) < 5
+    frames = [PKT[:-1] + bytes([i]) for i in range(5)]
+    rpc.ok("push_pkts", owned(handler, pkts=[{"binary": base64.b64encode(f).decode()} for f in frames]))
+    status = [c for c in rpc.ok("capture", {"command": "status"}) if c["id"] == capture_id][0]
+    # fixed mode keeps the first 'limit' frames; the BPF filter is recorded, not applied
+    assert (status["state"], status["count"], status["limit"]) == ("ACTIVE", 3, 3)
+    assert status["filter"] == {"tx": [0], "rx": [], "bpf": "arp", "bpf_applied": False}
+    assert rpc.ok("capture", {"command": "stop", "capture_id": capture_id}) == {"pkt_count": 3}
+    first = rpc.ok("capture", {"command": "fetch", "capture_id": capture_id, "pkt_limit": 2})
+    assert first["pending"] == 1 and first["start_ts"] == started["start_ts"]
+    assert [base64.b64decode(p["binary"]) for p in first["pkts"]] == frames[:2]
+    assert [(p["port"], p["origin"], p["index"]) for p in first["pkts"]] == [(0, "TX", 1), (0, "TX", 2)]
+    assert first["pkts"][0]["ts"] >= started["start_ts"]
+    rest = rpc.ok("capture", {"command": "fetch", "capture_id": capture_id, "pkt_limit": 50})
+    assert rest["pending"] == 0 and [base64.b64decode(p["binary"]) for p in rest["pkts"]] == frames[2:3]
+    assert rpc.ok("capture", {"command": "remove", "capture_id": capture_id}) == {}
+    assert capture_id not in [c["id"] for c in rpc.ok("capture", {"command": "status"})]
+
+
+def test_capture_cyclic_keeps_the_last_frames(rpc):  # pylint: disable=redefined-outer-name
+    handler = acquire(rpc, port_id=1)
+    capture_id = rpc.ok("capture", {"command": "start", "limit": 2, "mode": "cyclic", "tx": [1], "rx": [1]})["capture_id"]
+    frames = [PKT[:-1] + bytes([i]) for i in range(4)]
+    rpc.ok("push_pkts", owned(handler, port_id=1, pkts=[{"binary": base64.b64encode(f).decode()} for f in frames]))
+    assert rpc.ok("capture", {"command": "stop", "capture_id": capture_id}) == {"pkt_count": 2}
+    pkts = rpc.ok("capture", {"command": "fetch", "capture_id": capture_id, "pkt_limit": 10})["pkts"]
+    assert [base64.b64decode(p["binary"]) for p in pkts] == frames[2:] and [p["index"] for p in pkts] == [3, 4]
+    rpc.ok("capture", {"command": "remove", "capture_id": capture_id})
+
+
+def test_capture_errors(rpc):  # pylint: disable=redefined-outer-name
+    assert rpc.err("capture", {"command": "start", "tx": [], "rx": []})["code"] == ERR_EXECUTE
+    assert rpc.err("capture", {"command": "start", "tx": [7]})["code"] == ERR_INVALID_PARAMS
+    assert rpc.err("capture", {"command": "start", "rx": [0], "mode": "ring"})["code"] == ERR_INVALID_PARAMS
+    assert rpc.err("capture", {"command": "start", "rx": [0], "limit": -1})["code"] == ERR_INVALID_PARAMS
+    error = rpc.err("capture", {"command": "stop", "capture_id": 999999})
+    assert error["code"] == ERR_EXECUTE and "999999" in error["specific_err"]
+    assert rpc.err("capture", {"command": "fetch", "capture_id": 999999, "pkt_limit": 1})["code"] == ERR_EXECUTE
+    assert rpc.err("capture", {"command": "remove"})["code"] == ERR_INVALID_PARAMS
+    assert rpc.err("capture", {"command": "explode"})["code"] == ERR_INVALID_PARAMS
+    assert rpc.err("capture", {})["code"] == ERR_INVALID_PARAMS
+
+
+def test_push_pkts_puts_the_port_addresses_in_when_asked(rpc):  # pylint: disable=redefined-outer-name
+    handler = acquire(rpc)
+    rpc.ok("set_l2", owned(handler, dst_mac="02:00:00:00:00:99"))
+    port_mac = rpc.ok("get_port_status", {"port_id": 0})["attr"]["layer_cfg"]["ether"]["src"]
+    capture_id = rpc.ok("capture", {"command": "start", "tx": [0]})["capture_id"]
+    encoded = base64.b64encode(PKT).decode()
+    reply = rpc.ok("push_pkts", owned(handler, pkts=[{"binary": encoded, "use_port_dst_mac": True, "use_port_src_mac": True},
+                                                     {"binary": encoded, "use_port_dst_mac": False, "use_port_src_mac": False}]))
+    assert reply["sent"] == 2 and abs(reply["ts"] - time.time()) < 5
+    rpc.ok("capture", {"command": "stop", "capture_id": capture_id})
+    pkts = [base64.b64decode(p["binary"]) for p in rpc.ok("capture", {"command": "fetch", "capture_id": capture_id, "pkt_limit": 10})["pkts"]]
+    rpc.ok("capture", {"command": "remove", "capture_id": capture_id})
+    assert pkts[0][:6] == bytes.fromhex("020000000099") and pkts[0][6:12] == bytes.fromhex(port_mac.replace(":", ""))
+    assert pkts[0][12:] == PKT[12:] and pkts[1] == PKT

@@ -250,3 +250,16 @@ def test_max_load_validation(max_load):
 def test_measure_must_be_callable():
     with pytest.raises(ValueError, match="measure"):
         search(None, dm.MAX_LOAD)
+
+
+def test_optimistic_short_trials_do_not_walk_down_one_final_at_a_time():
+    model = dm.TokenBucket()
+    result = run(model, final_duration=FINAL, width=WIDTH, initial_duration=1.0)
+    assert_contract(result)
+    capacity = model.rate + model.bucket / FINAL
+    for entry in result["goals"].values():
+        assert entry["lower_bound"] <= capacity * (1.0 + entry["loss_ratio"]) / (1.0 - entry["loss_ratio"]) * 1.0001
+        assert entry["upper_bound"] >= capacity * 0.9999
+    finals = [trial for trial in result["trials"] if trial["duration"] == FINAL]
+    # short trials say 6.5 Mpps, finals 6.05 Mpps: a walk down by width would take ~15 finals per goal
+    assert len(finals) <= 12, [(trial["load"], trial["duration"], trial["loss_ratio"]) for trial in result["trials"]]

@@ -14,7 +14,8 @@ GOOD = {
                  {"name": "servers", "cidr": "192.168.0.0/24", "vlan": 30}],
     "namespaces": [
         {"name": "ltb-gen", "links": [{"name": "gen0", "peer": "ltb-gen0", "network": "external", "address": "10.20.0.3/24",
-                                       "gateway": "10.20.0.2"}], "routes": [{"to": "48.0.0.0/8", "via": "10.20.0.2"}]},
+                                       "gateway": "10.20.0.2"}], "routes": [{"to": "48.0.0.0/8", "via": "10.20.0.2"}],
+         "loopback": ["16.0.0.188/32"]},
         {"name": "ltb-srv1", "links": [{"name": "eth0", "peer": "ltb-srv1", "network": "servers", "address": "192.168.0.3/24"}]},
     ],
     "internal_ports": [{"name": "mgt", "network": "servers", "address": "192.168.0.2/24"}],
@@ -60,6 +61,8 @@ def test_the_seed_lab_is_sound():
     (("namespaces", 0, "routes", 0, "to"), "48.0.0.0/3", "virtual_lab_namespaces[0].routes[0].to: '48.0.0.0/3' is not a valid CIDR"),
     (("networks", 1, "cidr"), "10.20.0.128/25", "virtual_lab_networks: external (10.20.0.0/24) overlaps servers (10.20.0.128/25)"),
     (("mtu",), 20000, "virtual_lab_mtu: 20000 is outside 68..9216"),
+    (("namespaces", 1, "loopback"), ["16.0.0.188"], "virtual_lab_namespaces[1].loopback[0]: 16.0.0.188 is already used by"),
+    (("namespaces", 1, "loopback"), ["16.0.0.300/32"], "virtual_lab_namespaces[1].loopback[0]: '16.0.0.300/32' is not an address"),
     (("offloads_off",), ["tx", "lro2"], "virtual_lab_offloads_off: 'lro2' is not one of"),
 ])
 def test_each_kind_of_bad_lab_is_named(path, value, expected):
@@ -97,7 +100,9 @@ def test_parse_ovs_state_of_a_real_switch():
     assert br["datapath_type"] == "netdev" and br["fail_mode"] == "standalone"
     assert br["external_ids"] == {"offload-testbed": "virtual_lab"}
     assert {"utb-br", "utb-a0", "utb-mgt"} <= br["ports"]
-    assert model["ports"]["utb-a0"] == {"bridge": "utb-br", "tag": 30, "interfaces": ["utb-a0"]}
+    port = model["ports"]["utb-a0"]
+    assert (port["bridge"], port["tag"], port["interfaces"], port["trunks"], port["vlan_mode"]) == ("utb-br", 30, ["utb-a0"], [], None)
+    assert model["interfaces"]["utb-a0"]["external_ids"] == {"offload-testbed": "virtual_lab"}
     assert model["interfaces"]["utb-mgt"]["type"] == "internal"
     assert model["ports"]["utb-br"]["tag"] is None
 
@@ -117,6 +122,16 @@ def test_plan_moves_a_port_to_its_new_vlan_and_bridge():
     _pre, ovs, _post = vl.plan_present(lab, state)
     assert ["set", "Bridge", "underlay", "datapath_type=netdev", "fail_mode=standalone"] in ovs
     assert ["set", "Port", "mgt", "tag=30"] in ovs
+
+
+def test_loopback_addresses_are_planned_on_lo():
+    state = empty_state()
+    pre, _ovs, _post = vl.plan_present(GOOD, state)
+    assert ["ip", "-n", "ltb-gen", "addr", "add", "16.0.0.188/32", "dev", "lo"] in pre
+    state["netns"] = {"ltb-gen"}
+    state["ns_links"]["ltb-gen"] = {"lo": {"mtu": 65536, "mac": "", "up": True, "addresses": {"16.0.0.188/32"}}}
+    pre, _ovs, _post = vl.plan_present(GOOD, state)
+    assert ["ip", "-n", "ltb-gen", "addr", "add", "16.0.0.188/32", "dev", "lo"] not in pre
 
 
 def test_absent_keeps_a_bridge_the_lab_did_not_make():

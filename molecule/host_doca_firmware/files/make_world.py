@@ -1,0 +1,82 @@
+# -*- coding: utf-8 -*-
+# Copyright: offload.testbed developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Build the emulated SmartNIC host for the molecule scenario host_doca_firmware.
+
+Usage: python make_world.py ROOT EMULATORS KERNEL_RELEASE
+
+ROOT gets the state of the emulators in tests/emulators (doca, mlnx), the
+repositories and package files dnf installs from, the firmware images on the
+"controller" and a fake sysfs tree. One process instead of one Ansible task
+per file keeps the scenario fast.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import sys
+
+PCI = 'sys/bus/pci/devices/'
+
+
+def world(root, emulators, kver):
+    cards = [
+        # A Lenovo ConnectX-6 Lx on old firmware.
+        {'pci': '0000:32:00.0', 'psid': 'LNV0000000033', 'burned': '26.43.1014', 'running': '26.43.1014',
+         'netdev': 'ens3f0np0', 'device_type': 'ConnectX6LX'},
+        # An NVIDIA ConnectX-6 Dx whose burned firmware waits for a reset (the fixture's state).
+        {'pci': '0000:81:00.0', 'psid': 'MT_0000000436', 'burned': '22.45.3608', 'running': '22.43.1020',
+         'netdev': 'ens5f0np0'},
+    ]
+    return {
+        # The doca-host repository package adds the doca repository.
+        'controller/doca-host-3.3.0-088000_26.01_rhel9.x86_64.rpm': 'Name: doca-host\nRepo: doca %s/repos/doca\n' % root,
+        'repos/doca/doca-openvswitch.rpm': 'Name: doca-openvswitch\n',
+        'repos/doca/doca-networking.rpm': 'Name: doca-networking\n',
+        # doca-extra ships doca-kernel-support (the emulator, with the shipped KVERS_PACK line).
+        'repos/doca/doca-extra.rpm': 'Name: doca-extra\nFile: %s/opt/mellanox/doca/tools/doca-kernel-support %s/doca/doca-kernel-support\n' % (
+            root, emulators),
+        'repos/doca/doca-ofed-userspace.rpm': 'Name: doca-ofed-userspace\n',
+        'repos/baseos/jsoncpp.rpm': 'Name: jsoncpp\n',
+        'repos/baseos/kernel-devel-%s.rpm' % kver: 'Name: kernel-devel-%s\n' % kver,
+        'etc/yum.repos.d/baseos.repo': '[baseos]\nname=BaseOS\nbaseurl=file://%s/repos/baseos\nenabled=1\ngpgcheck=0\n' % root,
+        'state/doca/installed': '',
+        # Firmware images: what flint -i IMAGE q reads.
+        'controller/fw-ConnectX6Lx-LNV0000000033-26.47.1026.bin': 'PSID: LNV0000000033\nFW Version: 26.47.1026\n',
+        'controller/fw-ConnectX6Dx-MT_0000000436-22.45.3608.bin': 'PSID: MT_0000000436\nFW Version: 22.45.3608\n',
+        'controller/fw-ConnectX6Lx-MT_0000000158-26.47.1026.bin': 'PSID: MT_0000000158\nFW Version: 26.47.1026\n',
+        'state/mlnx/devices.json': json.dumps(cards, indent=1, sort_keys=True) + '\n',
+        # sysfs: two cards (function 0 and 1 of the first), and a NIC of another vendor.
+        PCI + '0000:32:00.0/vendor': '0x15b3\n',
+        PCI + '0000:32:00.0/net/ens3f0np0/': None,
+        PCI + '0000:32:00.0/infiniband/mlx5_0/board_id': 'LNV0000000033\n',
+        PCI + '0000:32:00.1/vendor': '0x15b3\n',
+        PCI + '0000:32:00.1/net/ens3f1np1/': None,
+        PCI + '0000:81:00.0/vendor': '0x15b3\n',
+        PCI + '0000:81:00.0/net/ens5f0np0/': None,
+        PCI + '0000:81:00.0/infiniband/mlx5_2/board_id': 'MT_0000000436\n',
+        PCI + '0000:00:1f.6/vendor': '0x8086\n',
+    }
+
+
+def main(argv):
+    root, emulators, kver = argv[1:4]
+    for path, content in sorted(world(root, emulators, kver).items()):
+        full = os.path.join(root, path)
+        directory = full if content is None else os.path.dirname(full)
+        if not os.path.isdir(directory):
+            os.makedirs(directory)
+        if content is not None:
+            with open(full, 'w') as handle:
+                handle.write(content)
+    for directory in ('state/mlnx', 'etc/yum.repos.d'):
+        if not os.path.isdir(os.path.join(root, directory)):
+            os.makedirs(os.path.join(root, directory))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))

@@ -1,0 +1,211 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Results of a ``trex_bench`` run on disk: one JSON document per run, one CSV line per goal.
+
+Every finished trial is written at once (the JSON is replaced atomically), so a
+crash or a lost generator keeps every trial done so far.  Running again with
+the same run id resumes: :class:`Replay` hands the search the recorded trials
+in order (the search is deterministic, so it asks for the same trials again)
+and only the trials after them are measured.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import csv
+import json
+import os
+import tempfile
+import time
+
+SCHEMA_VERSION = 1
+CSV_NAME = "results.csv"
+CSV_FIELDS = ("run_id", "datapath", "scenario", "protocol", "frame_size", "direction", "flows", "goal", "loss_ratio",
+              "lower_bound_pps", "upper_bound_pps", "generator_limited", "trials", "trial_seconds", "finished")
+GENERATOR_SHORTFALL = 0.01
+
+
+class ResumeError(Exception):
+    """The results file on disk cannot be resumed with these arguments."""
+
+
+def now():
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def result_path(results_dir, run_id):
+    return os.path.join(results_dir, "%s.json" % run_id)
+
+
+def write_json_atomic(path, document):
+    directory = os.path.dirname(path) or "."
+    handle, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), dir=directory)
+    try:
+        with os.fdopen(handle, "w") as out:
+            json.dump(document, out, indent=1, sort_keys=True)
+            out.write("\n")
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def is_generator_limited(load, duration, offered):
+    """Whether the generator sent more than 1 % less than asked."""
+    if load <= 0 or duration <= 0:
+        return False
+    return offered < (1.0 - GENERATOR_SHORTFALL) * load * duration
+
+
+def label_goals(result, trials, max_load):
+    """Add ``generator_limited`` to each goal of a search result.
+
+    A bound is generator-limited when the trial it rests on (the lower
+    bound's trial, or a final trial at the upper bound) did not get the
+    asked rate out of the generator: the number is then the generator's
+    ceiling, not the device's capacity.
+    """
+    labelled = {}
+    for name, goal in result["goals"].items():
+        entry = dict(goal)
+        limited = False
+        index = goal.get("lower_bound_trial")
+        if index is not None and trials[index].get("generator_limited"):
+            limited = True
+        for trial in trials:
+            if trial["load"] == goal["upper_bound"] and trial["load"] < max_load and trial.get("generator_limited"):
+                limited = True
+        entry["generator_limited"] = limited
+        labelled[name] = entry
+    return labelled
+
+
+class Store:
+    """The results document of one run and the CSV next to it."""
+
+    def __init__(self, results_dir, run_id, fingerprint, header):
+        self.results_dir = results_dir
+        self.run_id = run_id
+        self.path = result_path(results_dir, run_id)
+        self.csv_path = os.path.join(results_dir, CSV_NAME)
+        self.resumed = False
+        self.measured = 0
+        if os.path.exists(self.path):
+            with open(self.path) as handle:
+                try:
+                    document = json.load(handle)
+                except ValueError as error:
+                    raise ResumeError("%s is not valid JSON (%s): move it away or use another run_id" % (self.path, error))
+            if document.get("schema_version") != SCHEMA_VERSION:
+                raise ResumeError("%s has schema_version %r, this collection writes %d: use another run_id"
+                                  % (self.path, document.get("schema_version"), SCHEMA_VERSION))
+            if document.get("fingerprint") != fingerprint:
+                raise ResumeError("%s was started with a different profile, goals or search settings (fingerprint %s, now %s): "
+                                  "resume it with the same arguments or use another run_id"
+                                  % (self.path, document.get("fingerprint"), fingerprint))
+            self.resumed = True
+            document["resumed"] = document.get("resumed", 0) + 1
+            document["status"] = "running"
+            document["error"] = None
+            document.update({key: value for key, value in header.items() if key in ("metadata", "generator")})
+        else:
+            document = dict(header)
+            document.update({"schema_version": SCHEMA_VERSION, "run_id": run_id, "fingerprint": fingerprint,
+                             "created": now(), "status": "running", "error": None, "resumed": 0, "searches": []})
+        self.document = document
+
+    def save(self):
+        self.document["updated"] = now()
+        write_json_atomic(self.path, self.document)
+
+    def search_entry(self, profile):
+        """The search of this profile, created (empty) when new."""
+        for entry in self.document["searches"]:
+            if entry["profile"] == profile:
+                return entry
+        entry = {"profile": profile, "status": "running", "warmup": None, "trials": [], "invalid_trials": [], "result": None}
+        self.document["searches"].append(entry)
+        return entry
+
+    def add_trial(self, entry, trial):
+        entry["trials"].append(trial)
+        self.save()
+
+    def add_invalid(self, entry, trial):
+        entry["invalid_trials"].append(trial)
+        self.save()
+
+    def finish_search(self, entry, result, max_load):
+        goals = label_goals(result, entry["trials"], max_load)
+        entry["result"] = {"goals": goals, "trial_seconds": result["trial_seconds"], "trials": len(entry["trials"])}
+        entry["status"] = "complete"
+        self.save()
+        self.append_csv(entry)
+        return entry["result"]
+
+    def append_csv(self, entry):
+        new = not os.path.exists(self.csv_path)
+        profile = entry["profile"]
+        with open(self.csv_path, "a") as handle:
+            writer = csv.DictWriter(handle, fieldnames=CSV_FIELDS, lineterminator="\n")
+            if new:
+                writer.writeheader()
+            for name, goal in entry["result"]["goals"].items():
+                writer.writerow({
+                    "run_id": self.run_id, "datapath": self.document.get("datapath"), "scenario": profile["scenario"],
+                    "protocol": profile["protocol"], "frame_size": profile["frame_size"], "direction": profile["direction"],
+                    "flows": profile["flows"], "goal": name, "loss_ratio": goal["loss_ratio"],
+                    "lower_bound_pps": goal["lower_bound"], "upper_bound_pps": goal["upper_bound"],
+                    "generator_limited": goal["generator_limited"], "trials": entry["result"]["trials"],
+                    "trial_seconds": entry["result"]["trial_seconds"], "finished": now(),
+                })
+
+    def finish(self, status, error=None):
+        self.document["status"] = status
+        self.document["error"] = error
+        self.save()
+
+
+class Replay:
+    """Wraps a measure: answers from recorded trials first, in order, then measures."""
+
+    def __init__(self, recorded, measure):
+        self.recorded = list(recorded)
+        self.measure = measure
+        self.position = 0
+
+    @property
+    def replaying(self):
+        return self.position < len(self.recorded)
+
+    def __call__(self, load, duration):
+        if self.position < len(self.recorded):
+            trial = self.recorded[self.position]
+            if trial["load"] != load or trial["duration"] != duration:
+                raise ResumeError("resume: the search asked for %.3f pps for %.3f s where the results file recorded %.3f pps for %.3f s "
+                                  "(trial %d); the file does not come from this search: use another run_id"
+                                  % (load, duration, trial["load"], trial["duration"], self.position))
+            self.position += 1
+            reply = {"offered": trial["offered"], "received": trial["received"], "replayed": True}
+            if "achieved_load" in trial:
+                reply["achieved_load"] = trial["achieved_load"]
+            return reply
+        return self.measure(load, duration)
+
+
+def progress_line(index, trial, spent, estimate_left):
+    """One line per trial: load, loss, elapsed and estimated remaining time."""
+    flags = []
+    if trial.get("generator_limited"):
+        flags.append("generator-limited")
+    if trial.get("invalid"):
+        flags.append("INVALID: " + "; ".join(trial["invalid"]))
+    if trial.get("replayed"):
+        flags.append("replayed")
+    return "trial %3d  %12.1f pps x %5.2f s  loss %.6f%%  achieved %12.1f pps  elapsed %6.1f s  left ~%6.1f s%s" % (
+        index, trial["load"], trial["duration"], 100.0 * trial["loss_ratio"], trial.get("achieved_load", 0.0),
+        spent, estimate_left, ("  [" + ", ".join(flags) + "]") if flags else "")

@@ -1,0 +1,307 @@
+# -*- coding: utf-8 -*-
+# Copyright: offload.testbed developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Pure logic of the ``ovs`` role and the ``ovs_switch`` module: meaning
+checks of the role's variables, and the plan that turns the switch read
+with ``ovs-vsctl --format=json`` into the declared one in ONE transaction.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import ipaddress
+import re
+
+from ansible_collections.offload.testbed.plugins.module_utils.ovsdb import quote_value
+from ansible_collections.offload.testbed.plugins.module_utils.parsers import parse_cpulist
+
+DATAPATHS = ("doca", "system", "netdev")
+# other_config keys that ovs-vswitchd only reads when it starts.
+RESTART_KEYS = ("doca-init", "pmd-cpu-mask")
+HEX_RE = re.compile(r"^(0x)?[0-9a-fA-F]+$")
+AFFINITY_RE = re.compile(r"^\s*\d+\s*:\s*\d+\s*(,\s*\d+\s*:\s*\d+\s*)*$")
+
+
+def uplink_type(datapath):
+    """Interface type of a physical port for a datapath (seed 000: type=doca)."""
+    return {"doca": "doca", "netdev": "dpdk", "system": ""}[datapath]
+
+
+def mask_cpus(mask):
+    """``0xfc`` -> {2, 3, 4, 5, 6, 7}."""
+    value = int(str(mask), 16)
+    return set(bit for bit in range(value.bit_length()) if value >> bit & 1)
+
+
+def validate(config, isolated=None, prefix="ovs_"):
+    """Errors in the role's variables, each naming the variable and the fix.
+
+    ``config`` holds the role variables without their prefix: ``datapath``,
+    ``pmd_cpu_mask``, ``bridges`` (each with ``ports``), and ``isolated`` is
+    the host's isolated CPU set (None when unknown: not checked).
+    """
+    p = prefix
+    errors = []
+    if config.get("datapath") not in DATAPATHS:
+        errors.append("%sdatapath: %r is not one of doca, system, netdev" % (p, config.get("datapath")))
+    mask = config.get("pmd_cpu_mask")
+    if mask:
+        if not HEX_RE.match(str(mask)):
+            errors.append("%spmd_cpu_mask: %r is not hexadecimal; write the CPU mask like 0xfc (CPUs 2-7)" % (p, mask))
+        else:
+            cpus = mask_cpus(mask)
+            if not cpus:
+                errors.append("%spmd_cpu_mask: %r selects no CPU" % (p, mask))
+            elif isolated is not None and not cpus <= set(isolated):
+                errors.append("%spmd_cpu_mask: %s puts PMD threads on CPUs %s, which are not isolated on this host (isolated: %s); "
+                              "isolate them with boot_params or pick isolated CPUs"
+                              % (p, mask, ",".join(str(c) for c in sorted(cpus - set(isolated))),
+                                 ",".join(str(c) for c in sorted(isolated)) or "none"))
+    for i, bridge in enumerate(config.get("bridges") or []):
+        for j, port in enumerate(bridge.get("ports") or []):
+            where = "%sbridges[%d].ports[%d] (%s)" % (p, i, j, port.get("name"))
+            tags = ([port["tag"]] if port.get("tag") is not None else []) + list(port.get("trunks") or [])
+            for tag in tags:
+                if not 1 <= int(tag) <= 4094:
+                    errors.append("%s: VLAN %s is outside 1..4094; VLAN 0 and 4095 are reserved" % (where, tag))
+            n_rxq = (port.get("options") or {}).get("n_rxq")
+            if n_rxq is not None and (not str(n_rxq).isdigit() or int(n_rxq) < 1):
+                errors.append("%s: n_rxq %r must be a whole number of at least 1" % (where, n_rxq))
+            affinity = (port.get("other_config") or {}).get("pmd-rxq-affinity")
+            if affinity is not None:
+                if not AFFINITY_RE.match(str(affinity)):
+                    errors.append("%s: pmd-rxq-affinity %r is not a list of queue:core pairs such as 0:2,1:3" % (where, affinity))
+                elif mask and HEX_RE.match(str(mask)):
+                    cores = set(int(pair.split(":")[1]) for pair in str(affinity).split(","))
+                    outside = cores - mask_cpus(mask)
+                    if outside:
+                        errors.append("%s: pmd-rxq-affinity pins queues to cores %s, outside %spmd_cpu_mask %s"
+                                      % (where, ",".join(str(c) for c in sorted(outside)), p, mask))
+            address = port.get("address")
+            if address is not None:
+                try:
+                    ipaddress.ip_interface(str(address))
+                except ValueError:
+                    errors.append("%s: address %r is not an address with a prefix length such as 10.10.0.3/24" % (where, address))
+                if port.get("type") != "internal":
+                    errors.append("%s: only internal ports take an address (set type: internal)" % where)
+    return errors
+
+
+def isolated_from_sysfs(text):
+    """Contents of /sys/devices/system/cpu/isolated -> set of CPUs."""
+    return parse_cpulist(text.strip()) if text and text.strip() else set()
+
+
+def _kv_sets(column, want, have):
+    """``column:key=value`` arguments for keys whose value differs."""
+    out = []
+    for key in sorted(want):
+        value = want[key]
+        if value is None:
+            continue
+        if str(have.get(key)) != str(value):
+            out.append("%s:%s=%s" % (column, key, quote_value(value)))
+    return out
+
+
+def plan(spec, model):
+    """ovs-vsctl sub-commands for ONE transaction, and the restart keys that change.
+
+    ``spec``: {"other_config": {}, "external_ids": {}, "bridges": [{"name",
+    "datapath_type", "fail_mode", "other_config", "external_ids", "ports":
+    [{"name", "type", "tag", "trunks", "vlan_mode", "options",
+    "other_config", "external_ids"}]}], "purge_ports": bool, "state"}.
+    ``model``: :func:`ovsdb.switch_model`.
+    """
+    cmds = []
+    restart = []
+    if spec.get("state", "present") == "absent":
+        for bridge in spec.get("bridges") or []:
+            if bridge["name"] in model["bridges"]:
+                cmds.append(["--if-exists", "del-br", bridge["name"]])
+        return cmds, restart
+
+    ovs = model["open_vswitch"]
+    sets = _kv_sets("other_config", spec.get("other_config") or {}, ovs["other_config"])
+    sets += _kv_sets("external_ids", spec.get("external_ids") or {}, ovs["external_ids"])
+    if sets:
+        cmds.append(["set", "Open_vSwitch", "."] + sets)
+    for key in RESTART_KEYS:
+        want = (spec.get("other_config") or {}).get(key)
+        if want is not None and str(ovs["other_config"].get(key)) != str(want):
+            restart.append(key)
+
+    everywhere = set(port["name"] for bridge in spec.get("bridges") or [] for port in bridge.get("ports") or [])
+    for bridge in spec.get("bridges") or []:
+        name = bridge["name"]
+        cur = model["bridges"].get(name)
+        if cur is None:
+            cmds.append(["add-br", name])
+            cur = {"datapath_type": "", "fail_mode": "", "external_ids": {}, "other_config": {}, "ports": set([name])}
+        bsets = []
+        if bridge.get("datapath_type") and cur["datapath_type"] != bridge["datapath_type"]:
+            bsets.append("datapath_type=%s" % bridge["datapath_type"])
+        if bridge.get("fail_mode") and cur["fail_mode"] != bridge["fail_mode"]:
+            bsets.append("fail_mode=%s" % bridge["fail_mode"])
+        bsets += _kv_sets("other_config", bridge.get("other_config") or {}, cur["other_config"])
+        bsets += _kv_sets("external_ids", bridge.get("external_ids") or {}, cur["external_ids"])
+        if bsets:
+            cmds.append(["set", "Bridge", name] + bsets)
+
+        declared = set([name])
+        for port in bridge.get("ports") or []:
+            pname = port["name"]
+            declared.add(pname)
+            pcur = model["ports"].get(pname)
+            icur = model["interfaces"].get(pname)
+            if pcur is not None and pcur["bridge"] != name:
+                cmds.append(["del-port", pcur["bridge"], pname])
+                pcur = icur = None
+            if pcur is None:
+                cmds.append(["add-port", name, pname])
+                pcur = {"tag": None, "trunks": [], "vlan_mode": None, "external_ids": {}, "other_config": {}}
+                icur = {"type": "", "external_ids": {}, "options": {}, "other_config": {}}
+            psets = []
+            tag = port.get("tag")
+            if tag is not None and pcur["tag"] != int(tag):
+                psets.append("tag=%d" % int(tag))
+            trunks = sorted(int(t) for t in port.get("trunks") or [])
+            if trunks and pcur["trunks"] != trunks:
+                psets.append("trunks=%s" % ",".join(str(t) for t in trunks))
+            if port.get("vlan_mode") and pcur["vlan_mode"] != port["vlan_mode"]:
+                psets.append("vlan_mode=%s" % port["vlan_mode"])
+            if psets:
+                cmds.append(["set", "Port", pname] + psets)
+            if tag is None and pcur["tag"] is not None and port.get("clear_tag", True) and not trunks:
+                cmds.append(["clear", "Port", pname, "tag"])
+            isets = []
+            if port.get("type") is not None and icur["type"] != port["type"]:
+                isets.append("type=%s" % (port["type"] or '""'))
+            isets += _kv_sets("options", port.get("options") or {}, icur["options"])
+            isets += _kv_sets("other_config", port.get("other_config") or {}, icur["other_config"])
+            isets += _kv_sets("external_ids", port.get("external_ids") or {}, icur["external_ids"])
+            if isets:
+                cmds.append(["set", "Interface", pname] + isets)
+        if spec.get("purge_ports"):
+            # A port declared on another bridge moves there; it is not purged here.
+            for extra in sorted(cur["ports"] - declared - everywhere):
+                cmds.append(["del-port", name, extra])
+    return cmds, restart
+
+
+def address_plan(ports, links):
+    """``ip`` commands that bring internal ports up with their addresses.
+
+    ``ports``: declared ports with ``address``; ``links``: ``ip -j addr``
+    parsed (ifname -> {"up", "addresses"}); a port not yet there gets all.
+    """
+    cmds = []
+    for port in ports:
+        if port.get("type") != "internal" or not port.get("address"):
+            continue
+        name = port["name"]
+        cur = links.get(name)
+        want = str(ipaddress.ip_interface(port["address"]))
+        if cur is None or not cur["up"]:
+            cmds.append(["ip", "link", "set", "dev", name, "up"])
+        if cur is None or want not in cur["addresses"]:
+            cmds.append(["ip", "addr", "add", want, "dev", name])
+    return cmds
+
+
+def _truth(value):
+    return str(value).lower() in ("true", "yes", "1", "on")
+
+
+def role_switch(v):
+    """The ``ovs`` role's variables (without the ``ovs_`` prefix) -> the
+    ``ovs_switch`` declaration: {"other_config", "external_ids", "bridges"}.
+
+    Every bridge gets the one datapath; the uplink is a trunk of
+    ``uplink_trunks`` typed for the datapath (doca, dpdk, or a system
+    device); representors carry an access tag and, on the integration
+    bridge, ``iface-id``; internal ports carry their tag and address.
+    """
+    datapath = v["datapath"]
+    other = {"hw-offload": "true" if _truth(v.get("hw_offload")) else "false", "default-datapath-type": datapath}
+    if _truth(v.get("doca_init")):
+        other["doca-init"] = "true"
+    for key, name in (("hw_offload_ct_size", "hw-offload-ct-size"), ("pmd_cpu_mask", "pmd-cpu-mask")):
+        if v.get(key):
+            other[name] = str(v[key])
+    other.update(v.get("other_config") or {})
+    ids = {"system-id": v["system_id"], "ovn-bridge": v["ovn_bridge"], "ovn-encap-type": v["ovn_encap_type"],
+           "ovn-bridge-mappings": v["ovn_bridge_mappings"]}
+    for key, name in (("ovn_remote", "ovn-remote"), ("ovn_nb", "ovn-nb"), ("ovn_encap_ip", "ovn-encap-ip")):
+        if v.get(key):
+            ids[name] = v[key]
+    ids.update(v.get("external_ids") or {})
+
+    underlay, integration = [], []
+    if v.get("uplink"):
+        port = {"name": v["uplink"], "type": v.get("uplink_type") or uplink_type(datapath), "vlan_mode": "trunk",
+                "trunks": list(v.get("uplink_trunks") or []), "options": dict(v.get("uplink_options") or {}), "other_config": {}}
+        if int(v.get("uplink_n_rxq") or 0) > 0:
+            port["options"]["n_rxq"] = int(v["uplink_n_rxq"])
+        if v.get("uplink_pmd_rxq_affinity"):
+            port["other_config"]["pmd-rxq-affinity"] = v["uplink_pmd_rxq_affinity"]
+        underlay.append(port)
+    rep_type = "doca" if datapath == "doca" else ""
+    for rep in v.get("representors") or []:
+        port = {"name": rep["name"], "type": rep.get("type", rep_type)}
+        if rep.get("tag") is not None:
+            port["tag"] = int(rep["tag"])
+        if rep.get("iface_id"):
+            port["external_ids"] = {"iface-id": rep["iface_id"]}
+        (integration if rep.get("bridge", v["underlay_bridge"]) == v["integration_bridge"] else underlay).append(port)
+    for internal in v.get("internal_ports") or []:
+        port = {"name": internal["name"], "type": "internal", "offloads_off": list(v.get("internal_offloads_off") or [])}
+        if internal.get("tag") is not None:
+            port["tag"] = int(internal["tag"])
+        if internal.get("address"):
+            port["address"] = internal["address"]
+        underlay.append(port)
+    bridges = [{"name": v["underlay_bridge"], "datapath_type": datapath, "fail_mode": "standalone", "ports": underlay},
+               {"name": v["integration_bridge"], "datapath_type": datapath, "fail_mode": "secure", "ports": integration}]
+    return {"other_config": other, "external_ids": ids, "bridges": bridges}
+
+
+def validate_role(v, isolated=None, prefix="ovs_"):
+    """Errors in the ``ovs`` role's variables (no prefix in ``v``), named as the user wrote them."""
+    p = prefix
+    errors = [e for e in validate({"datapath": v.get("datapath"), "pmd_cpu_mask": v.get("pmd_cpu_mask")}, isolated, prefix)]
+
+    def vlan(where, tag):
+        if tag is not None and not 1 <= int(tag) <= 4094:
+            errors.append("%s: VLAN %s is outside 1..4094; VLAN 0 and 4095 are reserved" % (where, tag))
+
+    for i, tag in enumerate(v.get("uplink_trunks") or []):
+        vlan("%suplink_trunks[%d]" % (p, i), tag)
+    n_rxq = v.get("uplink_n_rxq")
+    if n_rxq is not None and (not str(n_rxq).lstrip("-").isdigit() or int(n_rxq) < 1):
+        errors.append("%suplink_n_rxq: %s is below 1; give the number of RX queues (seed 000: 1 on the DUT, 6 on the generator)" % (p, n_rxq))
+    affinity = v.get("uplink_pmd_rxq_affinity")
+    if affinity:
+        if not AFFINITY_RE.match(str(affinity)):
+            errors.append("%suplink_pmd_rxq_affinity: %r is not a list of queue:core pairs such as 0:2,1:3" % (p, affinity))
+        elif v.get("pmd_cpu_mask") and HEX_RE.match(str(v["pmd_cpu_mask"])):
+            outside = set(int(pair.split(":")[1]) for pair in str(affinity).split(",")) - mask_cpus(v["pmd_cpu_mask"])
+            if outside:
+                errors.append("%suplink_pmd_rxq_affinity: cores %s are outside %spmd_cpu_mask %s"
+                              % (p, ",".join(str(c) for c in sorted(outside)), p, v["pmd_cpu_mask"]))
+    for i, rep in enumerate(v.get("representors") or []):
+        vlan("%srepresentors[%d].tag" % (p, i), rep.get("tag"))
+        if rep.get("bridge") not in (None, v.get("underlay_bridge"), v.get("integration_bridge")):
+            errors.append("%srepresentors[%d].bridge: %r is neither %s nor %s" % (p, i, rep.get("bridge"), v.get("underlay_bridge"),
+                                                                                   v.get("integration_bridge")))
+    for i, port in enumerate(v.get("internal_ports") or []):
+        vlan("%sinternal_ports[%d].tag" % (p, i), port.get("tag"))
+        if port.get("address") is not None:
+            try:
+                ipaddress.ip_interface(str(port["address"]))
+            except ValueError:
+                errors.append("%sinternal_ports[%d].address: %r is not an address with a prefix length such as 10.10.0.3/24"
+                              % (p, i, port["address"]))
+    return errors

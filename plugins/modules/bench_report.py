@@ -1,0 +1,236 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: offload.testbed developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: bench_report
+short_description: Write the benchmark report (Markdown, HTML, PNG plots) from trex_bench result files
+version_added: 0.1.0
+description:
+  - Reads every C(*.json) result file of M(offload.testbed.trex_bench) in O(results_dir) (schema C(docs/results-schema.json)).
+  - Writes O(output_dir)/report.md and O(output_dir)/report.html with the bounds of every goal per datapath, scenario,
+    protocol and frame size, and, with O(compare), the speedup table of one datapath against another in seed 000's form.
+  - Draws PNG plots with matplotlib (needed on the host that runs the module, usually the controller); loss against
+    offered load for every trial of every search, and NDR/PDR bars per scenario x protocol x frame size, one group per datapath.
+  - Rewrites a file only when its content changes, so a second run with the same results reports no change.
+author:
+  - offload.testbed developers (@offload-testbed)
+attributes:
+  check_mode:
+    support: full
+    description: Reports what would change without writing.
+  diff_mode:
+    support: none
+    description: The report is generated; its files are listed in RV(files).
+options:
+  results_dir:
+    description: Directory with the result files.
+    type: path
+    required: true
+  output_dir:
+    description: Where the report goes; default O(results_dir)/report.
+    type: path
+  compare:
+    description: Two datapath labels C([A, B]); the speedup table shows A / B.
+    type: list
+    elements: str
+  compare_goal:
+    description: Goal whose lower bounds the speedup table divides.
+    type: str
+    default: pdr
+  title:
+    description: Title of the report.
+    type: str
+    default: offload.testbed benchmark
+  plots:
+    description: Draw the PNG plots (needs matplotlib).
+    type: bool
+    default: true
+requirements:
+  - matplotlib (for O(plots))
+"""
+
+EXAMPLES = r"""
+- name: Report of the runs in results/
+  offload.testbed.bench_report:
+    results_dir: "{{ playbook_dir }}/../results"
+    compare: [doca, kernel]
+  delegate_to: localhost
+"""
+
+RETURN = r"""
+files:
+  description: Files of the report.
+  returned: always
+  type: list
+  elements: str
+  sample: [results/report/report.md, results/report/report.html, results/report/bars.png]
+runs:
+  description: Number of result files read.
+  returned: always
+  type: int
+  sample: 2
+speedups:
+  description: The speedup table with O(compare), one entry per scenario x protocol x frame size.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"scenario": "routing", "protocol": "udp", "frame_size": 64, "a": 16000000.0, "b": 1000000.0, "speedup": 16.0, "note": ""}]
+"""
+
+import io
+import json
+import os
+import traceback
+
+from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+from ansible_collections.offload.testbed.plugins.module_utils import bench_report as report
+
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    HAS_MATPLOTLIB = True
+    MATPLOTLIB_ERROR = None
+except ImportError:
+    HAS_MATPLOTLIB = False
+    MATPLOTLIB_ERROR = traceback.format_exc()
+
+
+def read_documents(results_dir):
+    documents, skipped = [], []
+    for name in sorted(os.listdir(results_dir)):
+        if not name.endswith(".json"):
+            continue
+        try:
+            with open(os.path.join(results_dir, name)) as handle:
+                document = json.load(handle)
+        except (OSError, ValueError) as error:
+            skipped.append("%s: %s" % (name, error))
+            continue
+        if isinstance(document, dict) and "searches" in document and "run_id" in document:
+            documents.append(document)
+    return documents, skipped
+
+
+def png(figure):
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=90, metadata={"Software": None})
+    plt.close(figure)
+    return buffer.getvalue()
+
+
+def loss_plot(document, search):
+    profile = search["profile"]
+    figure, axes = plt.subplots(figsize=(7, 4))
+    trials = search["trials"]
+    final = max(trial["duration"] for trial in trials)
+    for label, marker, selected in (("short trials", "o", [t for t in trials if t["duration"] < final]),
+                                    ("final trials", "s", [t for t in trials if t["duration"] >= final])):
+        axes.scatter([t["load"] for t in selected], [100.0 * t["loss_ratio"] for t in selected], marker=marker, label=label)
+    for name, goal in (search.get("result") or {}).get("goals", {}).items():
+        axes.axvline(goal["lower_bound"], linestyle=":", linewidth=1)
+        axes.annotate(name, (goal["lower_bound"], 0), rotation=90, fontsize=7)
+    axes.set_xlabel("offered load, frames/s")
+    axes.set_ylabel("loss, %")
+    axes.set_title("%s: %s %s %d B (%s)" % (document["datapath"], profile["scenario"], profile["protocol"], profile["frame_size"], document["run_id"]),
+                   fontsize=9)
+    axes.legend(fontsize=7)
+    return png(figure)
+
+
+def bars_plot(rows):
+    table = report.latest(rows)
+    groups = sorted({(key[1], key[2], key[3]) for key in table})
+    datapaths = sorted({key[0] for key in table})
+    goals = [goal for goal in ("ndr", "pdr") if any(key[4] == goal for key in table)] or sorted({key[4] for key in table})[:2]
+    figure, axes = plt.subplots(figsize=(max(6, 1.2 * len(groups) * max(1, len(datapaths))), 4))
+    width = 0.8 / max(1, len(datapaths) * len(goals))
+    for d_index, datapath in enumerate(datapaths):
+        for g_index, goal in enumerate(goals):
+            offset = (d_index * len(goals) + g_index) * width
+            values = [(table.get((datapath,) + group + (goal,)) or {}).get("lower_bound", 0.0) for group in groups]
+            axes.bar([index + offset for index in range(len(groups))], values, width, label="%s %s" % (datapath, goal))
+    axes.set_xticks([index + 0.4 - width / 2 for index in range(len(groups))])
+    axes.set_xticklabels(["%s %s %d B" % group for group in groups], fontsize=7, rotation=20)
+    axes.set_ylabel("frames/s")
+    axes.legend(fontsize=7)
+    figure.tight_layout()
+    return png(figure)
+
+
+def write_if_changed(path, data, check_mode):
+    if os.path.exists(path):
+        with open(path, "rb") as handle:
+            if handle.read() == data:
+                return False
+    if not check_mode:
+        with open(path, "wb") as handle:
+            handle.write(data)
+    return True
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec={
+            "results_dir": {"type": "path", "required": True},
+            "output_dir": {"type": "path"},
+            "compare": {"type": "list", "elements": "str"},
+            "compare_goal": {"type": "str", "default": "pdr"},
+            "title": {"type": "str", "default": "offload.testbed benchmark"},
+            "plots": {"type": "bool", "default": True},
+        },
+        supports_check_mode=True,
+    )
+    params = module.params
+    if params["compare"] is not None and len(params["compare"]) != 2:
+        module.fail_json(msg="compare: give two datapath labels [A, B] (the table shows A / B), got %s" % params["compare"])
+    if not os.path.isdir(params["results_dir"]):
+        module.fail_json(msg="results_dir: %s is not a directory" % params["results_dir"])
+    if params["plots"] and not HAS_MATPLOTLIB:
+        module.fail_json(msg=missing_required_lib("matplotlib") + " (or set plots: false)", exception=MATPLOTLIB_ERROR)
+    output_dir = params["output_dir"] or os.path.join(params["results_dir"], "report")
+    documents, skipped = read_documents(params["results_dir"])
+    rows = report.rows_of(documents)
+    tables = [("Bounds per datapath, scenario, protocol and frame size",) + report.results_table(rows)]
+    entries = []
+    if params["compare"]:
+        entries = report.speedups(rows, params["compare"][0], params["compare"][1], params["compare_goal"])
+        tables.insert(0, ("Speedup of %s over %s (%s)" % (params["compare"][0], params["compare"][1], params["compare_goal"]),)
+                      + report.speedup_table(entries, params["compare"][0], params["compare"][1]))
+    images = {}
+    if params["plots"] and rows:
+        images["bars.png"] = ("NDR and PDR per scenario x protocol x frame size", bars_plot(rows))
+        for document in documents:
+            for search in document["searches"]:
+                if search.get("trials"):
+                    name = "loss-%s-%d.png" % (document["run_id"], search["profile"]["frame_size"])
+                    images[name] = ("loss against offered load: %s, %d B" % (document["run_id"], search["profile"]["frame_size"]),
+                                    loss_plot(document, search))
+    captions = [(caption, name) for name, (caption, _data) in sorted(images.items())]
+    files = {
+        "report.md": report.markdown(params["title"], tables, captions).encode("utf-8"),
+        "report.html": report.to_html(params["title"], tables, captions).encode("utf-8"),
+    }
+    files.update({name: data for name, (_caption, data) in images.items()})
+    changed = False
+    if not os.path.isdir(output_dir):
+        changed = True
+        if not module.check_mode:
+            os.makedirs(output_dir)
+    for name, data in sorted(files.items()):
+        changed = write_if_changed(os.path.join(output_dir, name), data, module.check_mode) or changed
+    result = {"changed": changed, "files": [os.path.join(output_dir, name) for name in sorted(files)], "runs": len(documents), "speedups": entries}
+    if skipped:
+        result["warnings"] = ["skipped unreadable result file %s" % item for item in skipped]
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,219 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: offload.testbed developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: dut_health
+short_description: Read the health of the device under test's Open vSwitch
+version_added: 0.1.0
+description:
+  - Reads the ovs-vswitchd pid and start time, the service's restart count (systemd C(NRestarts)), the core dumps
+    present, the offloaded datapath flows (C(ovs-appctl dpctl/dump-flows type=offloaded)) and how many of them carried
+    packets, and the PMD statistics (C(ovs-appctl dpif-netdev/pmd-stats-show)).
+  - The M(offload.testbed.trex_bench) action runs it before and after every trial and declares a trial invalid when
+    ovs-vswitchd restarted or a new core dump appeared during it.
+  - Changes nothing; it always reports C(changed=false) and runs in check mode too.
+author:
+  - offload.testbed developers (@offload-testbed)
+attributes:
+  check_mode:
+    support: full
+    description: Reads only.
+  diff_mode:
+    support: none
+    description: Nothing changes, so there is nothing to show.
+options:
+  pidfiles:
+    description: Pid files of ovs-vswitchd, tried in order; the first that names a running ovs-vswitchd wins.
+    type: list
+    elements: path
+    default: [/run/openvswitch/ovs-vswitchd.pid, /var/run/openvswitch/ovs-vswitchd.pid]
+  service:
+    description: systemd unit whose C(NRestarts) is the restart count; ignored on hosts not booted with systemd.
+    type: str
+    default: ovs-vswitchd
+  core_dirs:
+    description: Directories whose files named after ovs-vswitchd (or C(core*)) count as core dumps.
+    type: list
+    elements: path
+    default: [/var/lib/systemd/coredump, /var/crash, /var/lib/apport/coredump]
+  offloaded_flows:
+    description: Read the offloaded datapath flows.
+    type: bool
+    default: true
+  pmd_stats_command:
+    description: C(ovs-appctl) command printing PMD statistics (C(dpif-doca/pmd-stats-show) on OVS-DOCA); empty to skip.
+    type: str
+    default: dpif-netdev/pmd-stats-show
+  system:
+    description: Also return RV(system) (kernel, its command line, OVS and OVN versions).
+    type: bool
+    default: false
+"""
+
+EXAMPLES = r"""
+- name: Read the DUT's Open vSwitch health
+  offload.testbed.dut_health:
+  register: health
+
+- name: Fail when ovs-vswitchd is not running
+  ansible.builtin.assert:
+    that: health.pid is not none
+    fail_msg: ovs-vswitchd is not running on {{ inventory_hostname }}
+"""
+
+RETURN = r"""
+pid:
+  description: Pid of ovs-vswitchd, null when it is not running.
+  returned: always
+  type: int
+  sample: 4457
+start_time:
+  description: Start time of that process in clock ticks since boot (field 22 of C(/proc/<pid>/stat)); a new value means a restart.
+  returned: always
+  type: int
+  sample: 123456
+restarts:
+  description: systemd C(NRestarts) of O(service), null without systemd.
+  returned: always
+  type: int
+  sample: 0
+core_dumps:
+  description: Core dump files found in O(core_dirs).
+  returned: always
+  type: list
+  elements: str
+  sample: [/var/lib/systemd/coredump/core.ovs-vswitchd.0.1b2c.4457.1700000000000000.zst]
+offloaded_flows:
+  description: Number of offloaded datapath flows, null when not read or not readable.
+  returned: always
+  type: int
+  sample: 12
+offloaded_flows_with_packets:
+  description: Offloaded datapath flows whose packet counter is above zero.
+  returned: always
+  type: int
+  sample: 10
+system:
+  description: What the DUT runs, for the results file, when O(system) is set (C(hostname), C(kernel), C(cmdline), C(ovs_version), C(ovn_version)).
+  returned: when O(system=true)
+  type: dict
+  sample: {"hostname": "dut01", "kernel": "6.1.0-18-amd64", "cmdline": "BOOT_IMAGE=... isolcpus=2-15", "ovs_version": "ovs-vswitchd (Open vSwitch) 3.1.0"}
+pmd:
+  description: PMD statistics per thread (C(main), C(pmd<core>)), keys as printed with C(_) for spaces.
+  returned: always
+  type: dict
+  sample: {"main": {"packets_received": 3847, "emc_hits": 2122, "megaflow_hits": 1674}}
+"""
+
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils.bench_health import offloaded_summary, parse_pmd_stats_show
+from ansible_collections.offload.testbed.plugins.module_utils.parsers import parse_dump_flows
+
+
+def read_pid(pidfiles):
+    """(pid, start_time) of a running ovs-vswitchd named by the first usable pid file."""
+    for path in pidfiles:
+        try:
+            with open(path) as handle:
+                pid = int(handle.read().strip())
+            with open("/proc/%d/stat" % pid) as handle:
+                stat = handle.read()
+        except (OSError, ValueError):
+            continue
+        # comm is in parentheses and may hold spaces; fields after it start at state (field 3)
+        comm = stat[stat.index("(") + 1:stat.rindex(")")]
+        if not comm.startswith("ovs-vswitchd"):
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        return pid, int(fields[19])
+    return None, None
+
+
+def core_dumps(dirs):
+    found = []
+    for directory in dirs:
+        try:
+            names = os.listdir(directory)
+        except OSError:
+            continue
+        for name in names:
+            if "ovs-vswitchd" in name or name.startswith("core"):
+                found.append(os.path.join(directory, name))
+    return sorted(found)
+
+
+def first_line(module, argv):
+    path = module.get_bin_path(argv[0])
+    if not path:
+        return None
+    rc, out, _err = module.run_command([path] + argv[1:])
+    return out.strip().splitlines()[0] if rc == 0 and out.strip() else None
+
+
+def system_info(module):
+    info = {"hostname": os.uname()[1], "kernel": os.uname()[2], "cmdline": None}
+    try:
+        with open("/proc/cmdline") as handle:
+            info["cmdline"] = handle.read().strip()
+    except OSError:
+        pass
+    info["ovs_version"] = first_line(module, ["ovs-vswitchd", "--version"])
+    info["ovn_version"] = first_line(module, ["ovn-controller", "--version"])
+    return info
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec={
+            "pidfiles": {"type": "list", "elements": "path", "default": ["/run/openvswitch/ovs-vswitchd.pid", "/var/run/openvswitch/ovs-vswitchd.pid"]},
+            "service": {"type": "str", "default": "ovs-vswitchd"},
+            "core_dirs": {"type": "list", "elements": "path", "default": ["/var/lib/systemd/coredump", "/var/crash", "/var/lib/apport/coredump"]},
+            "offloaded_flows": {"type": "bool", "default": True},
+            "pmd_stats_command": {"type": "str", "default": "dpif-netdev/pmd-stats-show"},
+            "system": {"type": "bool", "default": False},
+        },
+        supports_check_mode=True,
+    )
+    params = module.params
+    result = {"changed": False, "warnings": []}
+    result["pid"], result["start_time"] = read_pid(params["pidfiles"])
+    result["restarts"] = None
+    systemctl = module.get_bin_path("systemctl")
+    if systemctl and os.path.isdir("/run/systemd/system") and params["service"]:
+        rc, out, _err = module.run_command([systemctl, "show", "-p", "NRestarts", "--value", params["service"]])
+        if rc == 0 and out.strip().isdigit():
+            result["restarts"] = int(out.strip())
+    result["core_dumps"] = core_dumps(params["core_dirs"])
+    result["system"] = system_info(module) if params["system"] else None
+    appctl = module.get_bin_path("ovs-appctl")
+    result["offloaded_flows"] = result["offloaded_flows_with_packets"] = None
+    result["pmd"] = {}
+    if appctl and result["pid"] is not None:
+        if params["offloaded_flows"]:
+            rc, out, err = module.run_command([appctl, "dpctl/dump-flows", "type=offloaded"])
+            if rc == 0:
+                result["offloaded_flows"], result["offloaded_flows_with_packets"] = offloaded_summary(parse_dump_flows(out))
+            else:
+                result["warnings"].append("ovs-appctl dpctl/dump-flows type=offloaded failed: %s" % err.strip())
+        if params["pmd_stats_command"]:
+            rc, out, err = module.run_command([appctl, params["pmd_stats_command"]])
+            if rc == 0:
+                result["pmd"] = parse_pmd_stats_show(out)
+            else:
+                result["warnings"].append("ovs-appctl %s failed: %s" % (params["pmd_stats_command"], err.strip()))
+    if not result["warnings"]:
+        del result["warnings"]
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

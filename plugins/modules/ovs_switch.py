@@ -1,0 +1,302 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: offload.testbed developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: ovs_switch
+short_description: Declarative Open vSwitch configuration in one ovs-vsctl transaction
+version_added: 0.1.0
+description:
+  - Declares the C(Open_vSwitch) record's C(other_config) and C(external_ids), bridges (datapath type,
+    fail mode, their own C(other_config) and C(external_ids)) and their ports (type, access tag, trunks,
+    VLAN mode, interface C(options), C(other_config) and C(external_ids)).
+  - Reads the switch once with C(ovs-vsctl --format=json list), compares it with the declaration and
+    applies every difference in ONE C(ovs-vsctl) transaction; a second run with the same declaration runs
+    nothing. Map values are quoted, so C(ovn-remote=ssl:10.10.0.4:6642) reaches the database whole (the
+    C(openvswitch.openvswitch) modules split such values and re-set unchanged keys).
+  - Internal ports with an O(bridges[].ports[].address) are brought up with it, and the offloads in
+    O(bridges[].ports[].offloads_off) are turned off on them (the userspace datapath needs tx checksum, TSO
+    and GSO off on the taps it hands to the kernel).
+  - Reports in RV(restart_keys) the C(other_config) keys that changed and that ovs-vswitchd reads only when
+    it starts (C(doca-init), C(pmd-cpu-mask)), so a role can restart it through a handler.
+  - Option names follow C(openvswitch.openvswitch) where they mean the same (C(bridge), C(port), C(fail_mode),
+    C(external_ids), C(tag)).
+author:
+  - offload.testbed developers (@offload-testbed)
+attributes:
+  check_mode:
+    support: full
+    description: Reads the switch and returns the planned O(ignore:commands) without running them.
+  diff_mode:
+    support: full
+    description: Returns the declared objects as they were before and after.
+options:
+  state:
+    description: C(absent) deletes the declared bridges (with their ports); C(present) makes everything as declared.
+    type: str
+    choices: [present, absent]
+    default: present
+  other_config:
+    description: Keys of the C(Open_vSwitch) record's C(other_config) (C(hw-offload), C(doca-init), C(pmd-cpu-mask)...). Other keys are left alone.
+    type: dict
+    default: {}
+  external_ids:
+    description: Keys of the C(Open_vSwitch) record's C(external_ids) (C(ovn-remote), C(ovn-encap-ip), C(system-id)...).
+    type: dict
+    default: {}
+  purge_ports:
+    description: Delete ports of the declared bridges that are not declared.
+    type: bool
+    default: false
+  timeout:
+    description: Seconds C(ovs-vsctl) waits for the database and for ovs-vswitchd.
+    type: int
+    default: 30
+  bridges:
+    description: Bridges and their ports.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      name:
+        description: Bridge name.
+        type: str
+        required: true
+        aliases: [bridge]
+      datapath_type:
+        description: C(doca), C(system) or C(netdev) (the userspace datapath); unset leaves it alone.
+        type: str
+      fail_mode:
+        description: C(standalone) (a learning switch) or C(secure) (only the controller's flows, as br-int under OVN).
+        type: str
+        choices: [standalone, secure]
+      other_config:
+        description: Keys of the bridge's C(other_config).
+        type: dict
+        default: {}
+      external_ids:
+        description: Keys of the bridge's C(external_ids).
+        type: dict
+        default: {}
+      ports:
+        description: Ports of the bridge.
+        type: list
+        elements: dict
+        default: []
+        suboptions:
+          name:
+            description: Port (and interface) name.
+            type: str
+            required: true
+            aliases: [port]
+          type:
+            description: Interface type (C(internal), C(doca), C(dpdk), C(patch), or an empty string for a system device); unset leaves it alone.
+            type: str
+          tag:
+            description: Access VLAN (1..4094).
+            type: int
+          trunks:
+            description: VLANs a trunk port carries.
+            type: list
+            elements: int
+          vlan_mode:
+            description: VLAN mode of the port.
+            type: str
+            choices: [trunk, access, native-tagged, native-untagged]
+          options:
+            description: Interface C(options) (C(n_rxq), C(dpdk-devargs), C(peer)...).
+            type: dict
+            default: {}
+          other_config:
+            description: Interface C(other_config) (C(pmd-rxq-affinity)...).
+            type: dict
+            default: {}
+          external_ids:
+            description: Interface C(external_ids) (C(iface-id) binds the port to an OVN logical port).
+            type: dict
+            default: {}
+          address:
+            description: Address with prefix length of an internal port, set in the host's namespace.
+            type: str
+          offloads_off:
+            description: C(ethtool -K) features turned off on an internal port.
+            type: list
+            elements: str
+            default: []
+"""
+
+EXAMPLES = r"""
+- name: Seed 000's generator switch, OVS-DOCA
+  offload.testbed.ovs_switch:
+    other_config:
+      doca-init: "true"
+      hw-offload: "true"
+      hw-offload-ct-size: 1M
+      default-datapath-type: doca
+      pmd-cpu-mask: "0xfc"
+    external_ids:
+      ovn-remote: ssl:10.10.0.4:6642
+      ovn-encap-ip: 10.30.0.3
+      ovn-encap-type: geneve
+      ovn-bridge: br-int
+      ovn-bridge-mappings: physnet1:underlay
+    bridges:
+      - name: underlay
+        datapath_type: doca
+        fail_mode: standalone
+        ports:
+          - {name: ens3f0np0, type: doca, vlan_mode: trunk, trunks: [10, 20, 30],
+             options: {n_rxq: 6}, other_config: {pmd-rxq-affinity: "0:2,1:3,2:4,3:5,4:6,5:7"}}
+          - {name: ens3f0npf0vf0, type: doca, tag: 20}
+          - {name: mgt, type: internal, tag: 10, address: 10.10.0.3/24}
+          - {name: overlay, type: internal, tag: 30, address: 10.30.0.3/24}
+      - name: br-int
+        datapath_type: doca
+        fail_mode: secure
+        ports:
+          - {name: ens3f0npf0vf1, type: doca, external_ids: {iface-id: port1}}
+  register: ovs_result
+  notify: Restart ovs-vswitchd
+"""
+
+RETURN = r"""
+commands:
+  description: The commands run (or, in check mode, that would run).
+  returned: always
+  type: list
+  elements: str
+  sample: ['ovs-vsctl --timeout=30 -- add-br br-int -- set Bridge br-int datapath_type=netdev fail_mode=secure']
+restart_keys:
+  description: C(other_config) keys that changed and that ovs-vswitchd only reads at start.
+  returned: always
+  type: list
+  elements: str
+  sample: [pmd-cpu-mask]
+"""
+
+import shlex
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils import ovs as ovs_plan
+from ansible_collections.offload.testbed.plugins.module_utils.ovsdb import switch_model
+from ansible_collections.offload.testbed.plugins.module_utils.virtual_lab import OFFLOAD_FEATURES, parse_ethtool_features, parse_ip_addr_json
+
+PORT_SPEC = dict(
+    name=dict(type="str", required=True, aliases=["port"]),
+    type=dict(type="str"),
+    tag=dict(type="int"),
+    trunks=dict(type="list", elements="int"),
+    vlan_mode=dict(type="str", choices=["trunk", "access", "native-tagged", "native-untagged"]),
+    options=dict(type="dict", default={}),
+    other_config=dict(type="dict", default={}),
+    external_ids=dict(type="dict", default={}),
+    address=dict(type="str"),
+    offloads_off=dict(type="list", elements="str", default=[]),
+)
+
+ARGUMENT_SPEC = dict(
+    state=dict(type="str", choices=["present", "absent"], default="present"),
+    other_config=dict(type="dict", default={}),
+    external_ids=dict(type="dict", default={}),
+    purge_ports=dict(type="bool", default=False),
+    timeout=dict(type="int", default=30),
+    bridges=dict(type="list", elements="dict", default=[], options=dict(
+        name=dict(type="str", required=True, aliases=["bridge"]),
+        datapath_type=dict(type="str"),
+        fail_mode=dict(type="str", choices=["standalone", "secure"]),
+        other_config=dict(type="dict", default={}),
+        external_ids=dict(type="dict", default={}),
+        ports=dict(type="list", elements="dict", default=[], options=PORT_SPEC),
+    )),
+)
+
+
+def _run(module, argv):
+    rc, out, err = module.run_command(argv)
+    if rc != 0:
+        module.fail_json(msg="%s failed (rc=%d): %s" % (shlex.join(argv), rc, err.strip() or out.strip()), rc=rc, stdout=out, stderr=err)
+    return out
+
+
+def _read(module, internal):
+    tables = [_run(module, ["ovs-vsctl", "--timeout=%d" % module.params["timeout"], "--format=json", "list", t])
+              for t in ("Open_vSwitch", "Bridge", "Port", "Interface")]
+    model = switch_model(tables[1], tables[2], tables[3], tables[0])
+    links = parse_ip_addr_json(_run(module, ["ip", "-j", "addr", "show"])) if internal else {}
+    features = {}
+    for port in internal:
+        if port["offloads_off"] and port["name"] in links:
+            features[port["name"]] = parse_ethtool_features(_run(module, ["ethtool", "-k", port["name"]]))
+    return model, links, features
+
+
+def _view(spec, model, links):
+    """What the declared objects look like, for diff mode."""
+    view = {"other_config": dict((k, model["open_vswitch"]["other_config"].get(k)) for k in sorted(spec["other_config"])),
+            "external_ids": dict((k, model["open_vswitch"]["external_ids"].get(k)) for k in sorted(spec["external_ids"])),
+            "bridges": {}}
+    for bridge in spec["bridges"]:
+        cur = model["bridges"].get(bridge["name"])
+        if cur is None:
+            view["bridges"][bridge["name"]] = None
+            continue
+        ports = {}
+        for port in bridge["ports"]:
+            pcur, icur = model["ports"].get(port["name"]), model["interfaces"].get(port["name"])
+            ports[port["name"]] = None if pcur is None else {
+                "bridge": pcur["bridge"], "tag": pcur["tag"], "trunks": pcur["trunks"], "type": icur["type"],
+                "options": icur["options"], "external_ids": icur["external_ids"],
+                "addresses": sorted(links.get(port["name"], {}).get("addresses", []))}
+        view["bridges"][bridge["name"]] = {"datapath_type": cur["datapath_type"], "fail_mode": cur["fail_mode"], "ports": ports}
+    return view
+
+
+def main():
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    spec = module.params
+    errors = []
+    for i, bridge in enumerate(spec["bridges"]):
+        for j, port in enumerate(bridge["ports"]):
+            for feature in port["offloads_off"]:
+                if feature not in OFFLOAD_FEATURES:
+                    errors.append("bridges[%d].ports[%d].offloads_off: %r is not one of %s" % (i, j, feature, ", ".join(sorted(OFFLOAD_FEATURES))))
+    errors += ovs_plan.validate({"datapath": "netdev", "bridges": spec["bridges"]}, prefix="")
+    if errors:
+        module.fail_json(msg="invalid switch declaration: " + "; ".join(errors), errors=errors)
+
+    internal = [p for b in spec["bridges"] for p in b["ports"] if p.get("type") == "internal" and spec["state"] == "present"]
+    model, links, features = _read(module, internal)
+    sub, restart = ovs_plan.plan(spec, model)
+    commands = []
+    if sub:
+        cmd = ["ovs-vsctl", "--timeout=%d" % spec["timeout"]]
+        for item in sub:
+            cmd += ["--"] + item
+        commands.append(cmd)
+    commands += ovs_plan.address_plan(internal, links)
+    for port in internal:
+        cur = features.get(port["name"])
+        on = [f for f in port["offloads_off"] if cur is None or cur.get(OFFLOAD_FEATURES[f], True)]
+        if on:
+            commands.append(["ethtool", "-K", port["name"]] + [word for f in on for word in (f, "off")])
+
+    result = dict(changed=bool(commands), commands=[shlex.join(c) for c in commands], restart_keys=restart)
+    before = _view(spec, model, links) if module._diff else None
+    if commands and not module.check_mode:
+        for argv in commands:
+            _run(module, argv)
+        if module._diff:
+            model, links, features = _read(module, internal)
+    if module._diff:
+        result["diff"] = dict(before=before, after=_view(spec, model, links))
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,280 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: offload.testbed developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+# Documentation only: the work is done by the action plugin plugins/action/trex_bench.py on the controller.
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: trex_bench
+short_description: Find NDR and PDR of the device under test with a TRex generator
+version_added: 0.1.0
+description:
+  - Runs on the controller. The TRex stateless client in the controller's Python connects to the generator's TRex
+    server (real TRex, or the virtual lab's software generator) and sends the traffic; the task's host is the device
+    under test, where M(offload.testbed.dut_health) reads the health of Open vSwitch before and after every trial.
+  - Builds the traffic from its arguments (scenario, protocol, frame sizes, flows, VLAN, direction), warms the DUT up
+    (stateful scenarios need their conntrack entries before the first measured trial), then runs the multi-goal
+    throughput search of C(plugins/module_utils/search.py) once per frame size; NDR, NDR at 0.001 % and PDR at 0.5 %
+    in one pass by default, bounds confirmed by O(final_duration) trials.
+  - Every finished trial is written at once to O(results_dir)/O(run_id).json (schema C(docs/results-schema.json)); a
+    line per goal goes to O(results_dir)/results.csv when a frame size is done. Running again with the same O(run_id)
+    resumes where the run stopped.
+  - A trial whose achieved rate is more than 1 % below the asked rate is marked C(generator_limited), and so is a bound
+    resting on it. A trial during which ovs-vswitchd restarted or a core dump appeared is recorded as invalid and
+    retried up to O(retries) times.
+  - Prints one progress line per trial and sets C(set_stats) data C(trex_bench) with the bounds (AWX job artifacts).
+  - Requires on the controller the TRex client (PyPI C(trex-stl-lib) with C(pyzmq) and C(scapy), or C(trex.stl.api)
+    from O(client_path)).
+  - "Loads are aggregate frames per second over the transmitting ports (with O(direction=bidir) each port sends half)."
+  - "TCP: segments with the ACK flag and fixed sequence numbers per flow, which Linux conntrack (C(nf_conntrack_tcp_loose=1),
+    the default) and the OVS userspace conntrack pick up mid-stream as established connections; the warm-up creates them."
+author:
+  - offload.testbed developers (@offload-testbed)
+attributes:
+  check_mode:
+    support: full
+    description: Validates the arguments only; no traffic is sent and nothing is written.
+  diff_mode:
+    support: none
+    description: Nothing on a host changes.
+options:
+  server:
+    description: Address of the generator's TRex server.
+    type: str
+    default: 127.0.0.1
+  sync_port:
+    description: TRex RPC port.
+    type: int
+    default: 4501
+  async_port:
+    description: TRex publisher port.
+    type: int
+    default: 4500
+  client:
+    description: Which client speaks to the server. C(trex_stl_lib) is PyPI's C(trex-stl-lib) 0.3 (the old API, which the
+      software generator and older TRex servers speak); C(trex) is C(trex.stl.api) shipped with current TRex, from O(client_path).
+    type: str
+    choices: [trex_stl_lib, trex]
+    default: trex_stl_lib
+  client_path:
+    description: Directory holding the C(trex) package (trex-core's C(scripts/automation/trex_control_plane/interactive)).
+    type: path
+  ports:
+    description: Generator ports C([transmit, receive]); with O(direction=bidir) both send and both receive. With O(rx_server),
+      only the transmitting port, for example C([0]).
+    type: list
+    elements: int
+    default: [0, 1]
+  rx_server:
+    description: A second TRex server whose ports receive (the virtual lab runs one softgen instance for the client port and
+      one for the backends); the received count is the growth of their C(ipackets) during the trial. The bench only reads
+      it, it does not reset or configure its ports.
+    type: dict
+    suboptions:
+      server:
+        description: Address of that server.
+        type: str
+        required: true
+      sync_port:
+        description: Its RPC port.
+        type: int
+        default: 4501
+      async_port:
+        description: Its publisher port.
+        type: int
+        default: 4500
+      ports:
+        description: Its receiving ports.
+        type: list
+        elements: int
+        required: true
+  port_l3:
+    description: Per generator port (same order as O(ports)), an L3 configuration C({src, gateway}); the port resolves
+      its gateway by ARP and sends to its MAC. Without it the ports stay in their current L2/L3 configuration.
+    type: list
+    elements: dict
+  scenario:
+    description: C(routing) sends from the user cloud to the server cloud; C(nat) to O(nat_address); C(lb) to O(lb_vip).
+    type: str
+    choices: [routing, nat, lb]
+    default: routing
+  protocol:
+    description: Transport of the frames.
+    type: str
+    choices: [udp, tcp]
+    default: udp
+  frame_sizes:
+    description: Ethernet frame sizes in bytes, FCS included (64..9216); one search per size.
+    type: list
+    elements: int
+    default: [64, 78, 100]
+  flows:
+    description: Number of flows; source addresses run over this many addresses from O(src_base).
+    type: int
+    default: 1000
+  destinations:
+    description: For C(routing), number of destination addresses from O(dst_base).
+    type: int
+    default: 1
+  src_base:
+    description: First source address (the user cloud, 16.0.0.0/8).
+    type: str
+    default: 16.0.0.1
+  dst_base:
+    description: First destination address for C(routing) (the server cloud, 48.0.0.0/8).
+    type: str
+    default: 48.0.0.1
+  nat_address:
+    description: Destination of the C(nat) scenario.
+    type: str
+  lb_vip:
+    description: Destination of the C(lb) scenario (the load balancer's VIP).
+    type: str
+  src_port:
+    description: UDP/TCP source port.
+    type: int
+    default: 1025
+  dst_port:
+    description: UDP/TCP destination port.
+    type: int
+    default: 5001
+  vlan:
+    description: 802.1Q tag of the frames; unset for untagged frames.
+    type: int
+  direction:
+    description: C(uni) sends from the first port to the second; C(bidir) (routing only) also sends the reverse.
+    type: str
+    choices: [uni, bidir]
+    default: uni
+  goals:
+    description: Loss-ratio goals C({name, loss_ratio}), C(loss_ratio) in [0, 1). Default NDR (0), C(ndr_1e-5) (0.00001) and PDR (0.005).
+    type: list
+    elements: dict
+  width:
+    description: Relative width of the result, (upper - lower) / upper, in (0, 0.5).
+    type: float
+    default: 0.005
+  final_duration:
+    description: Seconds of the trials that confirm every reported bound.
+    type: float
+    default: 10.0
+  initial_duration:
+    description: Seconds of the exploratory trials.
+    type: float
+    default: 1.0
+  max_load:
+    description: Highest load to try, frames/s (line rate, or the generator's ceiling).
+    type: float
+    required: true
+  min_load:
+    description: Lowest load to try, frames/s; default O(max_load) / 1000.
+    type: float
+  warmup_duration:
+    description: Seconds of the warm-up trial before each search (0 to skip).
+    type: float
+    default: 2.0
+  warmup_load:
+    description: Load of the warm-up trial, frames/s; default O(max_load) / 10.
+    type: float
+  settle:
+    description: Seconds to wait after the traffic stops before the counters are read (frames in flight).
+    type: float
+    default: 0.5
+  results_dir:
+    description: Directory on the controller for the results JSON and CSV.
+    type: path
+    required: true
+  run_id:
+    description: Names the results file; the same run id resumes a run. Default C(<datapath>-<scenario>-<protocol>-<UTC time>).
+    type: str
+  datapath:
+    description: Label of the DUT's datapath (for example C(doca), C(kernel), C(netdev)), stored with the results.
+    type: str
+    default: unknown
+  metadata:
+    description: What makes the numbers reproducible and the bench cannot read itself (hosts, NIC model, firmware and PSID,
+      driver, OVN version, topology...); stored as given. The DUT's kernel, its command line and the OVS version are added
+      from M(offload.testbed.dut_health).
+    type: dict
+    default: {}
+  dut_health:
+    description: Read the DUT's Open vSwitch health before and after every trial; a trial during which it restarted is invalid.
+    type: bool
+    default: true
+  retries:
+    description: How many times an invalid trial is repeated before the run stops.
+    type: int
+    default: 1
+  max_trials:
+    description: Most trials per search.
+    type: int
+    default: 200
+notes:
+  - Bad arguments (unknown scenario or protocol, frame size outside 64..9216, loss ratio outside [0, 1), width outside
+    (0, 0.5)...) are refused before anything is sent; so are an unreachable generator and a generator without the ports.
+seealso:
+  - module: offload.testbed.dut_health
+"""
+
+EXAMPLES = r"""
+- name: NDR/PDR of UDP routing at 64, 78 and 100 byte frames
+  offload.testbed.trex_bench:
+    server: "{{ hostvars['gen01'].ansible_host }}"
+    ports: [0, 1]
+    scenario: routing
+    protocol: udp
+    max_load: 14880952
+    datapath: doca
+    results_dir: "{{ playbook_dir }}/../results"
+    run_id: doca-routing-udp
+  register: bench
+
+- name: TCP load balancing, one frame size, short trials
+  offload.testbed.trex_bench:
+    scenario: lb
+    lb_vip: 48.0.0.100
+    protocol: tcp
+    frame_sizes: [64]
+    max_load: 1000000
+    final_duration: 5
+    results_dir: /var/tmp/results
+"""
+
+RETURN = r"""
+run_id:
+  description: The run id (the results file's name).
+  returned: success
+  type: str
+  sample: doca-routing-udp
+results_file:
+  description: Path of the results JSON on the controller (also on failure, when it exists).
+  returned: always
+  type: str
+  sample: /srv/results/doca-routing-udp.json
+csv_file:
+  description: Path of the CSV with one line per goal and frame size.
+  returned: success
+  type: str
+  sample: /srv/results/results.csv
+resumed:
+  description: Whether the run continued an earlier one with the same run id.
+  returned: success
+  type: bool
+  sample: false
+searches:
+  description: Per frame size, the profile, the goals' bounds (frames/s, with C(generator_limited)), trials and trial seconds.
+  returned: success
+  type: list
+  elements: dict
+  sample:
+    - profile: {scenario: routing, protocol: udp, frame_size: 64}
+      goals: {ndr: {loss_ratio: 0.0, lower_bound: 181230.0, upper_bound: 182000.0, lower_bound_trial: 5, generator_limited: false}}
+      trials: 9
+      trial_seconds: 46.0
+"""

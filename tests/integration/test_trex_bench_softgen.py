@@ -1,0 +1,218 @@
+"""End to end: ``offload.testbed.trex_bench`` through ansible-playbook, softgen and a real OVS.
+
+Topology (created here, removed at the end even on failure)::
+
+    netns bnt-a: bnt-a0 --veth-- bnt-a1 \
+                                         bnt-br (OVS, datapath_type=netdev, fail_mode=standalone)
+    netns bnt-b: bnt-b0 --veth-- bnt-b1 /
+
+softgen port 0 is bnt-a0, port 1 is bnt-b0, both in L3 mode (10.98.0.1 and
+10.98.0.2, each the other's gateway). A one-task playbook against localhost
+runs the action with UDP routing, one frame size, short trials and a
+maximum load the path forwards without loss on a loaded two-core machine
+(an OpenFlow meter as a "device" with a cliff made the rerun at the NDR
+flaky under CPU contention: the userspace meter polices at processing time,
+so a stalled ovs-vswitchd drops a backlog it would have passed); the task's
+host is the DUT, whose ovs-vswitchd health is read around every trial. The
+test then checks the results file against docs/results-schema.json, re-runs
+the run id (resume: nothing measured again), and sends a final-duration trial
+at the reported NDR with its own client: it must lose nothing.
+"""
+import csv
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SOFTGEN_DIR = os.path.join(ROOT, "extensions")
+BRIDGE = "bnt-br"
+NS = {"a": "bnt-a", "b": "bnt-b"}
+MAX_LOAD = 3000.0
+FINAL = 2.0
+INITIAL = 0.5
+
+jsonschema = pytest.importorskip("jsonschema")
+trex_api = pytest.importorskip("trex_stl_lib.api")
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("ovs-vsctl"), reason="needs root and Open vSwitch")
+
+
+def sh(*cmd, check=True):
+    return subprocess.run(cmd, check=check, capture_output=True, text=True)
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def cleanup():
+    sh("ovs-vsctl", "--if-exists", "del-br", BRIDGE, check=False)
+    for side, netns in NS.items():
+        sh("ip", "link", "del", "bnt-%s1" % side, check=False)
+        sh("ip", "netns", "del", netns, check=False)
+
+
+@pytest.fixture
+def topology(ovs):  # pylint: disable=unused-argument,redefined-outer-name
+    cleanup()
+    try:
+        sh("ovs-vsctl", "add-br", BRIDGE, "--", "set", "bridge", BRIDGE, "datapath_type=netdev", "fail_mode=standalone")
+        for side, netns in NS.items():
+            inner, outer = "bnt-%s0" % side, "bnt-%s1" % side
+            sh("ip", "netns", "add", netns)
+            sh("ip", "link", "add", inner, "type", "veth", "peer", "name", outer)
+            sh("ip", "link", "set", inner, "netns", netns)
+            sh("ip", "netns", "exec", netns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1")
+            sh("ip", "netns", "exec", netns, "sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1")
+            sh("sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % outer, check=False)
+            sh("ip", "netns", "exec", netns, "ethtool", "-K", inner, "tx", "off", "tso", "off", "gso", "off")
+            sh("ethtool", "-K", outer, "tx", "off", "tso", "off", "gso", "off")
+            sh("ip", "netns", "exec", netns, "ip", "link", "set", "lo", "up")
+            sh("ip", "netns", "exec", netns, "ip", "link", "set", inner, "up")
+            sh("ip", "link", "set", outer, "up")
+            sh("ovs-vsctl", "add-port", BRIDGE, outer)
+        yield
+    finally:
+        cleanup()
+
+
+@pytest.fixture
+def softgen(topology, tmp_path):  # pylint: disable=unused-argument,redefined-outer-name
+    rpc, pub = free_port(), free_port()
+    log = tmp_path / "softgen.log"
+    proc = subprocess.Popen(  # pylint: disable=consider-using-with
+        [sys.executable, "-m", "softgen", "--rpc-port", str(rpc), "--pub-port", str(pub), "--bind", "127.0.0.1",
+         "--port", "p0:bnt-a:bnt-a0", "--port", "p1:bnt-b:bnt-b0", "--log-file", str(log)], cwd=SOFTGEN_DIR)
+    deadline = time.time() + 15
+    while time.time() < deadline and "softgen RPC on" not in (log.read_text() if log.exists() else ""):
+        assert proc.poll() is None, "softgen exited: " + (log.read_text() if log.exists() else "")
+        time.sleep(0.1)
+    try:
+        yield rpc, pub
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def collections_path(tmp_path):
+    """This checkout as ``offload.testbed`` in a collections path of its own."""
+    base = tmp_path / "collections"
+    (base / "ansible_collections" / "offload").mkdir(parents=True)
+    os.symlink(ROOT, str(base / "ansible_collections" / "offload" / "testbed"))
+    return str(base)
+
+
+def run_playbook(tmp_path, task_args, name):
+    out_file = tmp_path / ("%s.result.json" % name)
+    playbook = tmp_path / ("%s.yml" % name)
+    play = [{
+        "name": "Bench",
+        "hosts": "localhost",
+        "gather_facts": False,
+        "vars": {"ansible_python_interpreter": sys.executable},
+        "tasks": [
+            {"name": "Run the bench", "offload.testbed.trex_bench": task_args, "register": "bench", "ignore_errors": True},
+            {"name": "Save the result", "ansible.builtin.copy": {"content": "{{ bench | to_json }}", "dest": str(out_file), "mode": "0644"}},
+        ],
+    }]
+    playbook.write_text(json.dumps(play))
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections_path(tmp_path) if not (tmp_path / "collections").exists()
+               else str(tmp_path / "collections"), ANSIBLE_FORCE_COLOR="0", ANSIBLE_HOST_KEY_CHECKING="False",
+               ANSIBLE_LOCALHOST_WARNING="False", ANSIBLE_INVENTORY_UNPARSED_WARNING="False")
+    env.pop("ANSIBLE_CONFIG", None)
+    proc = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,", "-c", "local", str(playbook)],
+                          capture_output=True, text=True, env=env, cwd=str(tmp_path), check=False, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(out_file.read_text()), proc.stdout
+
+
+def send_at(rpc, pub, load, duration, frame_size):
+    """One trial with our own client, the same frames as the bench."""
+    sys.path.insert(0, os.path.join(ROOT, ".tmp", "pytest"))
+    from ansible_collections.offload.testbed.plugins.action.trex_bench import to_trex_stream  # pylint: disable=import-outside-toplevel
+    from ansible_collections.offload.testbed.plugins.module_utils.bench_profile import build_streams, check_args  # pylint: disable=import-outside-toplevel
+    args, errors = check_args({"max_load": MAX_LOAD, "results_dir": "unused", "frame_sizes": [frame_size]})
+    assert not errors
+    api = trex_api
+    client = api.STLClient(server="127.0.0.1", sync_port=rpc, async_port=pub, verbose_level=api.LoggerApi.VERBOSE_QUIET)
+    client.connect()
+    try:
+        client.reset(ports=[0, 1])
+        client.set_service_mode(ports=[0, 1], enabled=True)
+        client.ports[0].set_l3_mode("10.98.0.1", "10.98.0.2")
+        client.ports[1].set_l3_mode("10.98.0.2", "10.98.0.1")
+        deadline = time.time() + 10
+        while client.ports[0].get_layer_cfg()["ipv4"].get("state") != "resolved" and time.time() < deadline:
+            time.sleep(0.2)
+            client.ports[0].sync()
+        client.set_service_mode(ports=[0, 1], enabled=False)
+        client.add_streams(to_trex_stream(api, build_streams(args, frame_size)[0]), ports=[0])
+        client.clear_stats()
+        client.start(ports=[0], mult="%fpps" % load, duration=duration)
+        client.wait_on_traffic(ports=[0], timeout=duration + 10)
+        time.sleep(0.5)
+        stats = client.get_stats()
+    finally:
+        client.disconnect()
+    return stats[0]["opackets"], stats[1]["ipackets"]
+
+
+def test_trex_bench_routing_udp_through_ovs(softgen, tmp_path):  # pylint: disable=redefined-outer-name,too-many-locals
+    rpc, pub = softgen
+    results = tmp_path / "results"
+    task_args = {
+        "server": "127.0.0.1", "sync_port": rpc, "async_port": pub, "ports": [0, 1],
+        "port_l3": [{"src": "10.98.0.1", "gateway": "10.98.0.2"}, {"src": "10.98.0.2", "gateway": "10.98.0.1"}],
+        "scenario": "routing", "protocol": "udp", "frame_sizes": [64], "flows": 100,
+        "max_load": MAX_LOAD, "final_duration": FINAL, "initial_duration": INITIAL, "warmup_duration": 1.0,
+        "results_dir": str(results), "run_id": "bnt-run", "datapath": "netdev", "max_trials": 40,
+        "metadata": {"topology": "bnt-br standalone bridge", "generator": "softgen"},
+    }
+    started = time.time()
+    bench, stdout = run_playbook(tmp_path, task_args, "first")
+    spent = time.time() - started
+    assert not bench.get("failed"), bench.get("msg")
+    assert bench["changed"] is True and bench["resumed"] is False
+    assert "trial   0" in stdout and "pps x" in stdout, stdout
+
+    document = json.loads((results / "bnt-run.json").read_text())
+    with open(os.path.join(ROOT, "docs", "results-schema.json")) as handle:
+        jsonschema.validate(document, json.load(handle))
+    assert document["status"] == "complete"
+    search = document["searches"][0]
+    assert search["profile"]["frame_size"] == 64 and search["warmup"]["offered"] > 0
+    assert search["trials"] and all(trial["health_before"]["pid"] == trial["health_after"]["pid"] for trial in search["trials"])
+    assert search["invalid_trials"] == []
+    ndr = search["result"]["goals"]["ndr"]
+    final_at_ndr = search["trials"][ndr["lower_bound_trial"]]
+    assert final_at_ndr["duration"] == FINAL and final_at_ndr["load"] == ndr["lower_bound"] and final_at_ndr["loss_ratio"] == 0.0
+    assert ndr["lower_bound"] > 0.0
+    with open(str(results / "results.csv")) as handle:
+        rows = list(csv.DictReader(handle))
+    assert sorted(row["goal"] for row in rows) == ["ndr", "ndr_1e-5", "pdr"]
+    assert float([row for row in rows if row["goal"] == "ndr"][0]["lower_bound_pps"]) == ndr["lower_bound"]
+    print("trex_bench: %d trials, %.1f trial seconds, NDR %.1f pps (generator-limited: %s); playbook %.1f s" % (
+        len(search["trials"]), search["result"]["trial_seconds"], ndr["lower_bound"], ndr["generator_limited"], spent))
+
+    again, stdout = run_playbook(tmp_path, task_args, "again")
+    assert not again.get("failed"), again.get("msg")
+    assert again["resumed"] is True and again["changed"] is False
+    assert again["searches"][0]["goals"]["ndr"]["lower_bound"] == ndr["lower_bound"]
+    assert len(json.loads((results / "bnt-run.json").read_text())["searches"][0]["trials"]) == len(search["trials"])
+
+    sent, received = send_at(rpc, pub, ndr["lower_bound"], FINAL, 64)
+    assert sent >= 0.99 * ndr["lower_bound"] * FINAL, "sent %d at %.1f pps for %.1f s" % (sent, ndr["lower_bound"], FINAL)
+    assert received >= sent, "the rerun at the reported NDR lost %d of %d frames" % (sent - received, sent)

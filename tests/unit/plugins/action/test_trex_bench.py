@@ -1,0 +1,382 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The trex_bench action with a stand-in TRex client that forwards through a device model.
+
+The stand-in keeps the client's calls (connect, reset, add_streams, start with a
+``"<n>pps"`` multiplier, wait_on_traffic, get_stats with per-port
+``opackets``/``ipackets``) and answers them from a device model of
+tests/unit/plugins/module_utils/device_models.py; the DUT's health comes from a
+table. Real packets are the integration test's job (test_trex_bench_softgen.py).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import socket
+import sys
+import types
+from unittest import mock
+
+import pytest
+
+from ansible_collections.offload.testbed.plugins.action import trex_bench as action_mod
+from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import device_models as dm
+
+jsonschema = pytest.importorskip("jsonschema")
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+CAPACITY = 50000.0
+
+
+class FakeClient:
+    """Just enough of STLClient; ``model`` decides what port 1 receives."""
+
+    instances = []
+    ports_available = [0, 1]
+    ceiling = None
+    fail_after = None
+    wire_total = 0  # frames that arrived at a separate receiving server (rx_server)
+
+    def __init__(self, server, sync_port, async_port, verbose_level):
+        self.server = server
+        self.model = dm.CleanCliff(capacity=CAPACITY)
+        self.streams = {}
+        self.stats = {}
+        self.starts = []
+        self.connected = False
+        self.role = "rx" if FakeClient.instances and sync_port != FakeClient.instances[0].sync_port else "tx"
+        self.sync_port = sync_port
+        FakeClient.instances.append(self)
+
+    def connect(self):
+        self.connected = True
+
+    def disconnect(self):
+        self.connected = False
+
+    def get_all_ports(self):
+        return [0, 1, 2] if self.role == "rx" else list(self.ports_available)
+
+    def reset(self, ports):
+        self.streams = {}
+
+    def get_server_version(self):
+        return {"version": "fake", "mode": "STL"}
+
+    def remove_all_streams(self, ports):
+        for port in ports:
+            self.streams.pop(port, None)
+
+    def add_streams(self, stream, ports):
+        for port in ports:
+            self.streams.setdefault(port, []).append(stream)
+
+    def clear_stats(self, ports):
+        self.stats = {}
+
+    def start(self, ports, mult, duration, force):
+        if self.fail_after is not None and len(self.starts) >= self.fail_after:
+            raise RuntimeError("connection to the server lost")
+        assert mult.endswith("pps") and ports[0] in self.streams
+        load = float(mult[:-3])
+        self.starts.append((load, duration))
+        sent_rate = min(load, self.ceiling) if self.ceiling else load
+        reply = self.model(sent_rate, duration)
+        self.stats = {ports[0]: {"opackets": reply["offered"], "ipackets": 0}, 1: {"opackets": 0, "ipackets": reply["received"]}}
+        FakeClient.wire_total += reply["received"]
+
+    def wait_on_traffic(self, ports, timeout):
+        return None
+
+    def get_stats(self, ports):
+        if self.role == "rx":
+            # running totals spread over the backends, never cleared by the bench
+            share = FakeClient.wire_total // len(ports)
+            return {port: {"opackets": 0, "ipackets": share + (FakeClient.wire_total - share * len(ports) if index == 0 else 0)}
+                    for index, port in enumerate(ports)}
+        return self.stats
+
+    def stop(self, ports):
+        return None
+
+
+def fake_api():
+    def record(kind):
+        return lambda *args, **kwargs: (kind, args, kwargs)
+    return types.SimpleNamespace(
+        STLClient=FakeClient, LoggerApi=types.SimpleNamespace(VERBOSE_QUIET="quiet"),
+        STLVmFlowVar=record("flow_var"), STLVmWrFlowVar=record("write"), STLVmFixChecksumHw=record("fix"),
+        STLScVmRaw=record("vm"), STLPktBuilder=record("pkt"), STLStream=record("stream"), STLTXCont=record("cont"))
+
+
+@pytest.fixture
+def listener():
+    """Something listening where the generator's RPC port is expected."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(8)
+    yield sock.getsockname()[1]
+    sock.close()
+
+
+@pytest.fixture(autouse=True)
+def reset_fake():
+    FakeClient.instances = []
+    FakeClient.ports_available = [0, 1]
+    FakeClient.ceiling = None
+    FakeClient.fail_after = None
+    FakeClient.wire_total = 1000
+
+
+class Health:
+    """dut_health replies in order; the last one repeats."""
+
+    def __init__(self, replies=None):
+        self.replies = list(replies or [])
+        self.calls = 0
+
+    def __call__(self, module_name, module_args, task_vars):
+        assert module_name == "offload.testbed.dut_health"
+        self.calls += 1
+        base = {"pid": 42, "start_time": 7, "restarts": None, "core_dumps": [], "offloaded_flows": 0,
+                "offloaded_flows_with_packets": 0, "pmd": {}, "changed": False}
+        if module_args.get("system"):
+            base["system"] = {"hostname": "dut", "kernel": "6.1.0", "cmdline": "quiet", "ovs_version": "3.1.0", "ovn_version": None}
+        if self.replies:
+            base.update(self.replies.pop(0) if len(self.replies) > 1 else self.replies[0])
+        return base
+
+
+def make_action(args, health=None, check_mode=False):
+    task = mock.MagicMock()
+    task.args = args
+    task.async_val = 0
+    task.check_mode = check_mode
+    task.action = "offload.testbed.trex_bench"
+    connection = mock.MagicMock()
+    connection._shell.tmpdir = None
+    action = action_mod.ActionModule(task, connection, mock.MagicMock(), mock.MagicMock(), mock.MagicMock(), None)
+    action._execute_module = health or Health()
+    return action
+
+
+def bench_args(port, tmp_path, **overrides):
+    args = {"server": "127.0.0.1", "sync_port": port, "async_port": port, "frame_sizes": [64], "max_load": 100000,
+            "final_duration": 10, "initial_duration": 1, "warmup_duration": 1, "settle": 0,
+            "results_dir": str(tmp_path / "results"), "run_id": "unit", "datapath": "netdev", "metadata": {"nic": "ConnectX-6 Lx"}}
+    args.update(overrides)
+    return args
+
+
+def run(action):
+    return action.run(task_vars={"inventory_hostname": "dut01"})
+
+
+def validate(path):
+    with open(os.path.join(ROOT, "docs", "results-schema.json")) as handle:
+        schema = json.load(handle)
+    with open(path) as handle:
+        document = json.load(handle)
+    jsonschema.validate(document, schema)
+    return document
+
+
+def test_bad_input_fails_before_any_client(tmp_path, monkeypatch):
+    loader = mock.Mock(side_effect=AssertionError("the client must not be loaded"))
+    monkeypatch.setattr(action_mod, "load_client", loader)
+    result = run(make_action(bench_args(1, tmp_path, scenario="mesh", frame_sizes=[32], width=0.7,
+                                        goals=[{"name": "pdr", "loss_ratio": 1.5}])))
+    assert result["failed"] is True and "nothing was sent" in result["msg"]
+    for needle in ("scenario: 'mesh'", "frame_sizes: 32 outside 64..9216", "width: 0.7", "goals[0].loss_ratio: 1.5"):
+        assert needle in result["msg"]
+    assert not os.path.exists(str(tmp_path / "results"))
+
+
+def test_no_generator_reachable(tmp_path, monkeypatch):
+    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    result = run(make_action(bench_args(port, tmp_path)))
+    assert result["failed"] is True
+    assert "no generator reachable: nothing answers at 127.0.0.1:%d" % port in result["msg"]
+    assert FakeClient.instances == []
+
+
+def test_generator_without_the_ports(tmp_path, monkeypatch, listener):
+    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    FakeClient.ports_available = [0]
+    result = run(make_action(bench_args(listener, tmp_path, ports=[0, 1])))
+    assert result["failed"] is True and "ports: the generator at 127.0.0.1 has no port(s) 1; it has [0]" in result["msg"]
+    assert FakeClient.instances[0].starts == []
+
+
+def test_missing_client_library_is_a_clear_error(tmp_path):
+    result = run(make_action(bench_args(1, tmp_path, client="trex", client_path=str(tmp_path))))
+    assert result["failed"] is True and "client_path: %s holds no trex/stl package" % tmp_path in result["msg"]
+
+
+def test_check_mode_sends_nothing(tmp_path, monkeypatch):
+    monkeypatch.setattr(action_mod, "load_client", mock.Mock(side_effect=AssertionError("no client in check mode")))
+    result = run(make_action(bench_args(1, tmp_path), check_mode=True))
+    assert result["changed"] is False and "no traffic sent" in result["msg"]
+    assert not os.path.exists(str(tmp_path / "results"))
+
+
+def test_a_run_finds_the_capacity_writes_every_trial_and_sets_stats(tmp_path, monkeypatch, listener):
+    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    health = Health()
+    lines = []
+    monkeypatch.setattr(action_mod.display, "display", lambda msg, *args, **kwargs: lines.append(msg))
+    result = run(make_action(bench_args(listener, tmp_path), health=health))
+    assert not result.get("failed"), result.get("msg")
+    assert result["changed"] is True and result["resumed"] is False
+    ndr = result["searches"][0]["goals"]["ndr"]
+    assert ndr["lower_bound"] <= CAPACITY <= ndr["upper_bound"] and (ndr["upper_bound"] - ndr["lower_bound"]) / ndr["upper_bound"] <= 0.005
+    document = validate(result["results_file"])
+    search = document["searches"][0]
+    assert document["status"] == "complete" and document["metadata"]["nic"] == "ConnectX-6 Lx"
+    assert document["metadata"]["dut_system"]["kernel"] == "6.1.0" and document["metadata"]["dut_host"] == "dut01"
+    client = FakeClient.instances[0]
+    # the warm-up first (max_load / 10), then exactly the search's trials
+    assert client.starts[0] == (10000.0, 1.0)
+    assert [value for trial in search["trials"] for value in (trial["load"], trial["duration"])] == pytest.approx(
+        [value for start in client.starts[1:] for value in start], rel=1e-9)
+    assert health.calls == 1 + 2 * len(search["trials"])
+    trial_lines = [line for line in lines if "pps x" in line and "trial" in line]
+    assert len(trial_lines) == len(search["trials"]) and "left ~" in trial_lines[0]
+    stats = result["ansible_stats"]
+    assert stats["aggregate"] is True and stats["data"]["trex_bench"]["unit"][0]["goals"]["ndr"] == ndr["lower_bound"]
+
+
+def test_generator_ceiling_is_labelled(tmp_path, monkeypatch, listener):
+    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    FakeClient.ceiling = 30000.0
+    result = run(make_action(bench_args(listener, tmp_path, max_load=40000, dut_health=False)))
+    assert not result.get("failed"), result.get("msg")
+    ndr = result["searches"][0]["goals"]["ndr"]
+    assert ndr["lower_bound"] == 40000.0 and ndr["generator_limited"] is True
+    document = validate(result["results_file"])
+    assert all(trial["generator_limited"] for trial in document["searches"][0]["trials"])
+
+
+def test_a_crash_keeps_the_trials_and_the_same_run_id_resumes(tmp_path, monkeypatch, listener):
+    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    FakeClient.fail_after = 4  # warm-up and three trials, then the generator is gone
+    result = run(make_action(bench_args(listener, tmp_path)))
+    assert result["failed"] is True
+    path = str(tmp_path / "results" / "unit.json")
+    assert "connection to the server lost" in result["msg"]
+    assert "every finished trial is in %s: run again with run_id=unit to resume" % path in result["msg"]
+    partial = validate(path)
+    assert partial["status"] == "failed" and len(partial["searches"][0]["trials"]) == 3
+
+    FakeClient.fail_after = None
+    resumed = run(make_action(bench_args(listener, tmp_path)))
+    assert not resumed.get("failed"), resumed.get("msg")
+    assert resumed["resumed"] is True
+    document = validate(path)
+    trials = document["searches"][0]["trials"]
+    client = FakeClient.instances[-1]
+    assert [value for trial in trials[3:] for value in (trial["load"], trial["duration"])] == pytest.approx(
+        [value for start in client.starts[1:] for value in start], rel=1e-9)
+    assert document["resumed"] == 1 and document["status"] == "complete"
+
+    done = run(make_action(bench_args(listener, tmp_path)))
+    assert done["changed"] is False and FakeClient.instances[-1].starts == []
+    with open(str(tmp_path / "results" / "results.csv")) as handle:
+        assert len(handle.read().splitlines()) == 1 + 3
+
+
+def test_a_restart_of_ovs_vswitchd_makes_the_trial_invalid_and_retried(tmp_path, monkeypatch, listener):
+    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    # initial read, then trial 0 before/after (restart!), then healthy from the retry on
+    health = Health([{}, {}, {"pid": 43, "start_time": 9}, {"pid": 43, "start_time": 9}])
+    result = run(make_action(bench_args(listener, tmp_path), health=health))
+    assert not result.get("failed"), result.get("msg")
+    document = validate(result["results_file"])
+    invalid = document["searches"][0]["invalid_trials"]
+    assert len(invalid) == 1 and "ovs-vswitchd restarted during the trial (pid 42 -> 43)" in invalid[0]["invalid"][0]
+    assert document["searches"][0]["trials"][0]["load"] == invalid[0]["load"]
+
+
+def test_a_dut_that_keeps_crashing_stops_the_run(tmp_path, monkeypatch, listener):
+    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+
+    class Crashing(Health):
+        def __call__(self, module_name, module_args, task_vars):
+            reply = Health.__call__(self, module_name, module_args, task_vars)
+            reply["pid"] = 100 + self.calls
+            return reply
+    result = run(make_action(bench_args(listener, tmp_path, retries=1), health=Crashing()))
+    assert result["failed"] is True
+    assert "the DUT was not healthy during 2 attempt(s)" in result["msg"] and "resume" in result["msg"]
+    assert len(validate(result["results_file"])["searches"][0]["invalid_trials"]) == 2
+
+
+def test_ovs_not_running_is_refused_before_traffic(tmp_path, monkeypatch, listener):
+    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    result = run(make_action(bench_args(listener, tmp_path), health=Health([{"pid": None}])))
+    assert result["failed"] is True and "ovs-vswitchd is not running on dut01" in result["msg"]
+    assert FakeClient.instances[0].starts == []
+
+
+def test_profile_streams_become_trex_streams():
+    api = fake_api()
+    stream = {"frame": b"x" * 60, "vm": [{"type": "flow_var", "name": "src", "min": 1, "max": 9, "size": 4, "op": "inc"},
+                                         {"type": "write", "name": "src", "offset": 26},
+                                         {"type": "fix_checksum_hw", "l3_offset": 14, "l4_offset": 34, "l4_type": 11}]}
+    kind, _args, kwargs = action_mod.to_trex_stream(api, stream)
+    assert kind == "stream"
+    pkt = kwargs["packet"]
+    assert pkt[2]["pkt_buffer"] == b"x" * 60
+    program = pkt[2]["vm"][1][0]
+    assert [item[0] for item in program] == ["flow_var", "write", "fix"]
+    assert program[1][2] == {"fv_name": "src", "pkt_offset": 26}
+
+
+def test_receiving_ports_on_a_second_server(tmp_path, monkeypatch, listener):
+    """The virtual lab's generator: one server sends from the client port, another receives on the backends."""
+    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    rx = socket.socket()
+    rx.bind(("127.0.0.1", 0))
+    rx.listen(8)
+    try:
+        args = bench_args(listener, tmp_path, ports=[0], rx_server={"server": "127.0.0.1", "sync_port": rx.getsockname()[1], "ports": [0, 1, 2]},
+                          scenario="lb", lb_vip="18.0.0.172", dut_health=False)
+        result = run(make_action(args))
+    finally:
+        rx.close()
+    assert not result.get("failed"), result.get("msg")
+    assert [client.role for client in FakeClient.instances] == ["tx", "rx"]
+    ndr = result["searches"][0]["goals"]["ndr"]
+    assert ndr["lower_bound"] <= CAPACITY <= ndr["upper_bound"]
+    document = validate(result["results_file"])
+    assert document["generator"]["rx_server"]["ports"] == [0, 1, 2]
+    assert all(trial["received"] <= trial["offered"] for trial in document["searches"][0]["trials"])
+
+
+def test_rx_server_needs_its_ports(tmp_path):
+    from ansible_collections.offload.testbed.plugins.module_utils.bench_profile import check_args  # pylint: disable=import-outside-toplevel
+    errors = check_args({"max_load": 1, "results_dir": "r", "ports": [0, 1], "rx_server": {"server": "gen", "ports": []}})[1]
+    assert any(error.startswith("ports: [0, 1] must be the one transmitting port") for error in errors)
+    assert any(error.startswith("rx_server.ports: []") for error in errors)
+
+
+def test_current_client_is_imported_from_client_path(tmp_path, monkeypatch):
+    package = tmp_path / "trex" / "stl"
+    package.mkdir(parents=True)
+    (tmp_path / "trex" / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    (package / "api.py").write_text("STLClient = 'the current client'\n")
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    for name in ("trex", "trex.stl", "trex.stl.api"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    api = action_mod.load_client({"client": "trex", "client_path": str(tmp_path)})
+    assert api.STLClient == "the current client"
+    for name in ("trex", "trex.stl", "trex.stl.api"):
+        sys.modules.pop(name, None)

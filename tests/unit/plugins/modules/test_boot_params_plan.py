@@ -1,0 +1,62 @@
+"""boot_params_plan against the fake host of tests/emulators/grubby/fake_host.py
+(16 CPUs, siblings n and n+8, two NUMA nodes, 62.8 GiB)."""
+import importlib.machinery
+import importlib.util
+import os
+
+from ansible_collections.offload.testbed.plugins.modules import boot_params_plan
+from modtest import run_module
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+
+
+def fake_host(tmp_path, **kw):
+    path = os.path.join(ROOT, "tests", "emulators", "grubby", "fake_host.py")
+    loader = importlib.machinery.SourceFileLoader("fake_host", path)
+    spec = importlib.util.spec_from_loader("fake_host", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    module.build(str(tmp_path), **kw)
+    return {"sysfs_root": os.path.join(str(tmp_path), "sys"), "procfs_root": os.path.join(str(tmp_path), "proc")}
+
+
+def test_reads_the_host_and_plans(tmp_path, monkeypatch):
+    roots = fake_host(tmp_path)
+    result, failed, calls = run_module(boot_params_plan.main, dict(roots, hugepages_1g=16, isolated_cpus="2-3"), {}, monkeypatch)
+    assert not failed and calls == [] and result["changed"] is False
+    assert result["iommu"] == "intel" and result["isolated"] == "2-3,10-11" and result["errors"] == []
+    assert result["args"] == ["intel_iommu=on", "iommu=pt", "default_hugepagesz=1G", "hugepagesz=1G", "hugepages=16", "hugepagesz=2M",
+                              "hugepages=0", "isolcpus=2-3,10-11", "nohz_full=2-3,10-11", "rcu_nocbs=2-3,10-11"]
+    assert result["topology"] == {"online": "0-15", "nodes": {"0": "0-3,8-11", "1": "4-7,12-15"}, "mem_total_kb": 65842352, "pdpe1gb": True}
+    assert result["running"]["hugepages_1g_per_node"] == {0: 0, 1: 0}
+    assert result["running"]["boot_id"] == "0b0e5f64-9d3c-4f7b-8d6e-2d1f0c9a7e11"
+    assert result["running_problems"][0].startswith("/proc/cmdline lacks intel_iommu=on")
+
+
+def test_running_kernel_that_took_the_arguments(tmp_path, monkeypatch):
+    roots = fake_host(tmp_path)
+    first, failed, calls = run_module(boot_params_plan.main, dict(roots, hugepages_1g=16, isolated_cpus="2-3"), {}, monkeypatch)
+    with open(os.path.join(str(tmp_path), "proc", "cmdline"), "w") as handle:
+        handle.write("BOOT_IMAGE=/vmlinuz ro " + " ".join(first["args"]) + "\n")
+    for node in (0, 1):
+        with open(os.path.join(roots["sysfs_root"], "devices", "system", "node", "node%d" % node, "hugepages", "hugepages-1048576kB",
+                               "nr_hugepages"), "w") as handle:
+            handle.write("8\n")
+    for name in ("isolated", "nohz_full"):
+        with open(os.path.join(roots["sysfs_root"], "devices", "system", "cpu", name), "w") as handle:
+            handle.write("2-3,10-11\n")
+    result, failed, calls = run_module(boot_params_plan.main, dict(roots, hugepages_1g=16, isolated_cpus="2-3"), {}, monkeypatch)
+    assert not failed and result["running_problems"] == []
+
+
+def test_refusals_are_returned_not_raised(tmp_path, monkeypatch):
+    roots = fake_host(tmp_path, pdpe1gb=False)
+    result, failed, calls = run_module(boot_params_plan.main, dict(roots, hugepages_1g=4, isolated_cpus="8,x"), {}, monkeypatch)
+    assert not failed
+    assert result["errors"] == [
+        "boot_params_isolated_cpus: not a cpulist item: 'x'; write a kernel cpulist such as 2-15,34-47",
+        "boot_params_hugepages_1g: 4 x 1G pages asked, but the CPU has no pdpe1gb flag in /proc/cpuinfo and cannot map 1G pages; "
+        "set boot_params_hugepages_1g to 0",
+    ]
+    result, failed, calls = run_module(boot_params_plan.main, dict(roots, isolated_cpus="8"), {}, monkeypatch)
+    assert result["errors"][0].startswith("boot_params_isolated_cpus: CPU 0 would be isolated (as a hyper-thread sibling of 8)")
