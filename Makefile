@@ -77,7 +77,7 @@ sanity: deps
 	  mkdir -p $$HOME/.ansible/test/cache; \
 	  cp tests/sanity/get_pip_standin.py $$HOME/.ansible/test/cache/get_pip_$${pipv//./_}.py
 	rm -rf $(SANITY_DIR) && mkdir -p $(SANITY_DIR)
-	git ls-files -co --exclude-standard -z | rsync -a --from0 --files-from=- ./ $(SANITY_DIR)/
+	git ls-files -co --exclude-standard -z | rsync -a --ignore-missing-args --from0 --files-from=- ./ $(SANITY_DIR)/
 	cd $(SANITY_DIR) && git init -q && git add -A && \
 	  $(BIN)/ansible-test sanity --python $$($(BIN)/python -c 'import sys; print("%d.%d" % sys.version_info[:2])') --color no
 

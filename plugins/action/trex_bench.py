@@ -220,9 +220,12 @@ class ActionModule(ActionBase):
     TRANSFERS_FILES = False
     _VALID_ARGS = frozenset()
 
-    def health(self, task_vars, system=False):
+    def health(self, task_vars, system=False, interfaces=None):
         """The DUT's health from the ``dut_health`` module on the task's host."""
-        reply = self._execute_module(module_name=HEALTH_MODULE, module_args={"system": system}, task_vars=task_vars)
+        module_args = {"system": system}
+        if interfaces:
+            module_args["interfaces"] = interfaces
+        reply = self._execute_module(module_name=HEALTH_MODULE, module_args=module_args, task_vars=task_vars)
         if reply.get("failed"):
             raise BenchError("dut_health on %s failed: %s (set dut_health: false to benchmark without it)"
                              % (task_vars.get("inventory_hostname"), reply.get("msg")))
@@ -256,7 +259,7 @@ class ActionModule(ActionBase):
                 raise BenchError("results_dir: cannot create %s: %s" % (results_dir, error))
             generator = Generator(api, args)
             generator.connect()
-            health = self.health(task_vars, system=True) if args["dut_health"] else None
+            health = self.health(task_vars, system=True, interfaces=args["dut_interfaces"]) if args["dut_health"] else None
             if health is not None and health.get("pid") is None:
                 raise BenchError("dut_health: ovs-vswitchd is not running on %s; start it, or set dut_health: false "
                                  "for a DUT without Open vSwitch" % task_vars.get("inventory_hostname"))

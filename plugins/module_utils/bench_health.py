@@ -62,7 +62,9 @@ def compare_health(before, after):
     reasons = []
     if not before or not after:
         return reasons
-    if after.get("pid") is None:
+    if before.get("pid") is None:
+        reasons.append("ovs-vswitchd was not running when the trial started")
+    elif after.get("pid") is None:
         reasons.append("ovs-vswitchd is not running after the trial (it was pid %s before)" % before.get("pid"))
     elif before.get("pid") != after.get("pid") or before.get("start_time") != after.get("start_time"):
         reasons.append("ovs-vswitchd restarted during the trial (pid %s -> %s)" % (before.get("pid"), after.get("pid")))

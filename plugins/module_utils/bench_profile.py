@@ -79,6 +79,7 @@ DEFAULTS = {
     "datapath": "unknown",
     "metadata": {},
     "dut_health": True,
+    "dut_interfaces": [],
     "max_trials": 200,
     "retries": 1,
 }
@@ -281,6 +282,9 @@ def check_args(raw):
         errors.append("metadata: give a mapping (hosts, NIC model, firmware, driver, kernel, OVS/OVN versions...)")
     if not isinstance(args["datapath"], str) or not args["datapath"]:
         errors.append("datapath: give a label of the DUT's datapath (e.g. doca, kernel, netdev)")
+    if not isinstance(args["dut_interfaces"], list) or not all(isinstance(item, str) and item for item in args["dut_interfaces"]):
+        errors.append("dut_interfaces: %r must be a list of interface names of the DUT (their driver, firmware and PSID are recorded)"
+                      % (args["dut_interfaces"],))
     if not isinstance(args["dut_health"], bool):
         errors.append("dut_health: %r must be true or false" % (args["dut_health"],))
     return args, errors

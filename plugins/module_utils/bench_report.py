@@ -89,10 +89,11 @@ def results_table(rows):
     """Header and lines of the bounds table (one line per datapath x scenario x protocol x frame size x goal)."""
     header = ["datapath", "scenario", "protocol", "frame", "goal", "loss ratio", "lower bound", "upper bound", "note"]
     lines = []
-    for row in latest(rows).values():
+    order = sorted(latest(rows).values(), key=lambda row: (row["datapath"], row["scenario"], row["protocol"], row["frame_size"], row["loss_ratio"]))
+    for row in order:
         lines.append([row["datapath"], row["scenario"], row["protocol"], "%d B" % row["frame_size"], row["goal"], "%g" % row["loss_ratio"],
                       _pps(row["lower_bound"]), _pps(row["upper_bound"]), "generator-limited" if row["generator_limited"] else ""])
-    return header, sorted(lines)
+    return header, lines
 
 
 def speedup_table(entries, datapath_a, datapath_b):

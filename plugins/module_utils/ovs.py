@@ -271,7 +271,7 @@ def role_switch(v):
 def validate_role(v, isolated=None, prefix="ovs_"):
     """Errors in the ``ovs`` role's variables (no prefix in ``v``), named as the user wrote them."""
     p = prefix
-    errors = [e for e in validate({"datapath": v.get("datapath"), "pmd_cpu_mask": v.get("pmd_cpu_mask")}, isolated, prefix)]
+    errors = validate({"datapath": v.get("datapath"), "pmd_cpu_mask": v.get("pmd_cpu_mask")}, isolated, prefix)
 
     def vlan(where, tag):
         if tag is not None and not 1 <= int(tag) <= 4094:
@@ -294,8 +294,8 @@ def validate_role(v, isolated=None, prefix="ovs_"):
     for i, rep in enumerate(v.get("representors") or []):
         vlan("%srepresentors[%d].tag" % (p, i), rep.get("tag"))
         if rep.get("bridge") not in (None, v.get("underlay_bridge"), v.get("integration_bridge")):
-            errors.append("%srepresentors[%d].bridge: %r is neither %s nor %s" % (p, i, rep.get("bridge"), v.get("underlay_bridge"),
-                                                                                   v.get("integration_bridge")))
+            errors.append("%srepresentors[%d].bridge: %r is neither %s nor %s"
+                          % (p, i, rep.get("bridge"), v.get("underlay_bridge"), v.get("integration_bridge")))
     for i, port in enumerate(v.get("internal_ports") or []):
         vlan("%sinternal_ports[%d].tag" % (p, i), port.get("tag"))
         if port.get("address") is not None:

@@ -55,6 +55,11 @@ options:
     description: Also return RV(system) (kernel, its command line, OVS and OVN versions).
     type: bool
     default: false
+  interfaces:
+    description: With O(system), network interfaces whose driver, firmware and PSID (C(ethtool -i)) go into RV(system).
+    type: list
+    elements: str
+    default: []
 """
 
 EXAMPLES = r"""
@@ -101,7 +106,8 @@ offloaded_flows_with_packets:
   type: int
   sample: 10
 system:
-  description: What the DUT runs, for the results file, when O(system) is set (C(hostname), C(kernel), C(cmdline), C(ovs_version), C(ovn_version)).
+  description: What the DUT runs, for the results file, when O(system) is set (C(hostname), C(kernel), C(cmdline), C(ovs_version), C(ovn_version),
+    and C(nics), per interface of O(interfaces) the C(driver), C(version), C(firmware_version), C(psid) and C(bus_info)).
   returned: when O(system=true)
   type: dict
   sample: {"hostname": "dut01", "kernel": "6.1.0-18-amd64", "cmdline": "BOOT_IMAGE=... isolcpus=2-15", "ovs_version": "ovs-vswitchd (Open vSwitch) 3.1.0"}
@@ -116,7 +122,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils.bench_health import offloaded_summary, parse_pmd_stats_show
-from ansible_collections.offload.testbed.plugins.module_utils.parsers import parse_dump_flows
+from ansible_collections.offload.testbed.plugins.module_utils.parsers import parse_dump_flows, parse_ethtool_info
 
 
 def read_pid(pidfiles):
@@ -159,7 +165,7 @@ def first_line(module, argv):
     return out.strip().splitlines()[0] if rc == 0 and out.strip() else None
 
 
-def system_info(module):
+def system_info(module, interfaces):
     info = {"hostname": os.uname()[1], "kernel": os.uname()[2], "cmdline": None}
     try:
         with open("/proc/cmdline") as handle:
@@ -168,6 +174,15 @@ def system_info(module):
         pass
     info["ovs_version"] = first_line(module, ["ovs-vswitchd", "--version"])
     info["ovn_version"] = first_line(module, ["ovn-controller", "--version"])
+    info["nics"] = {}
+    ethtool = module.get_bin_path("ethtool") if interfaces else None
+    for iface in interfaces:
+        if not ethtool:
+            module.fail_json(msg="interfaces: ethtool is needed to read %s; install it or leave interfaces empty" % iface)
+        rc, out, err = module.run_command([ethtool, "-i", iface])
+        if rc != 0:
+            module.fail_json(msg="interfaces: ethtool -i %s failed: %s" % (iface, err.strip()))
+        info["nics"][iface] = parse_ethtool_info(out)
     return info
 
 
@@ -180,6 +195,7 @@ def main():
             "offloaded_flows": {"type": "bool", "default": True},
             "pmd_stats_command": {"type": "str", "default": "dpif-netdev/pmd-stats-show"},
             "system": {"type": "bool", "default": False},
+            "interfaces": {"type": "list", "elements": "str", "default": []},
         },
         supports_check_mode=True,
     )
@@ -193,7 +209,7 @@ def main():
         if rc == 0 and out.strip().isdigit():
             result["restarts"] = int(out.strip())
     result["core_dumps"] = core_dumps(params["core_dirs"])
-    result["system"] = system_info(module) if params["system"] else None
+    result["system"] = system_info(module, params["interfaces"]) if params["system"] else None
     appctl = module.get_bin_path("ovs-appctl")
     result["offloaded_flows"] = result["offloaded_flows_with_packets"] = None
     result["pmd"] = {}

@@ -209,7 +209,7 @@ class PF(object):
         path = os.path.join(self.device, 'virtfn%d' % index)
         return os.path.basename(os.path.realpath(path)) if os.path.exists(path) else None
 
-    def wait(self, what, probe):
+    def wait(self, probe):
         deadline = time.time() + self.params['timeout']
         while True:
             value = probe()
@@ -229,7 +229,7 @@ class PF(object):
         self.write(os.path.join(drivers, 'bind'), pci)
         if self.module.check_mode:
             return None
-        netdev = self.wait('netdev', lambda: self.vf_netdev(index))
+        netdev = self.wait(lambda: self.vf_netdev(index))
         if netdev is None:
             self.fail('VF %d of %s (%s) has no netdev %d s after binding %s; check that the driver is loaded (modprobe %s)'
                       % (index, self.pf, pci, self.params['timeout'], self.params['vf_driver'], self.params['vf_driver']))
@@ -330,7 +330,7 @@ def main():
             found = sriov.representors(pf.ports(), handle, p['numvfs'])
             return found if len(found) == p['numvfs'] else None
 
-        reps = pf.wait('representors', all_representors)
+        reps = pf.wait(all_representors)
         if not reps:
             found = sriov.representors(pf.ports(), handle, p['numvfs'])
             module.fail_json(msg='%s: representors of VFs %s did not appear within %d s (devlink port show)'

@@ -207,6 +207,12 @@ options:
     description: Read the DUT's Open vSwitch health before and after every trial; a trial during which it restarted is invalid.
     type: bool
     default: true
+  dut_interfaces:
+    description: Network interfaces of the DUT whose driver, firmware version and PSID (C(ethtool -i)) are stored in the
+      results' C(metadata.dut_system.nics).
+    type: list
+    elements: str
+    default: []
   retries:
     description: How many times an invalid trial is repeated before the run stops.
     type: int

@@ -2,6 +2,10 @@
 modules run against: a sysfs tree and a procfs tree under a directory.
 
     python fake_host.py ROOT [--no-pdpe1gb] [--mem-kb N]
+    python fake_host.py ROOT --boot ID --cmdline ARGS --hugepages N,N --isolated CPUS
+
+The first form builds the tree; the second "boots" it: a new boot id, a
+command line, 1G hugepages per NUMA node and the isolated/nohz_full CPUs.
 
 Creates ROOT/sys and ROOT/proc: 16 CPUs as 8 cores x 2 threads (CPU n and
 n+8 are siblings), NUMA node 0 with CPUs 0-3,8-11 and node 1 with 4-7,12-15,
@@ -76,13 +80,31 @@ def build(root, pdpe1gb=True, mem_kb=65842352):
     return root
 
 
+def boot(root, boot_id, cmdline, hugepages, isolated):
+    """What a reboot with new kernel arguments changes in the fake tree."""
+    write(os.path.join(root, 'proc', 'sys', 'kernel', 'random', 'boot_id'), boot_id + '\n')
+    write(os.path.join(root, 'proc', 'cmdline'), cmdline + '\n')
+    for node, count in enumerate(hugepages):
+        write(os.path.join(root, 'sys', 'devices', 'system', 'node', 'node%d' % node, 'hugepages', 'hugepages-1048576kB', 'nr_hugepages'),
+              '%d\n' % count)
+    for name in ('isolated', 'nohz_full'):
+        write(os.path.join(root, 'sys', 'devices', 'system', 'cpu', name), (isolated or ('' if name == 'isolated' else '(null)')) + '\n')
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n', 1)[0])
     parser.add_argument('root')
     parser.add_argument('--no-pdpe1gb', action='store_true')
     parser.add_argument('--mem-kb', type=int, default=65842352)
+    parser.add_argument('--boot', metavar='BOOT_ID')
+    parser.add_argument('--cmdline', default=CMDLINE)
+    parser.add_argument('--hugepages', default='0,0', help='1G pages per NUMA node')
+    parser.add_argument('--isolated', default='')
     args = parser.parse_args()
-    build(args.root, not args.no_pdpe1gb, args.mem_kb)
+    if args.boot:
+        boot(args.root, args.boot, args.cmdline, [int(n) for n in args.hugepages.split(',')], args.isolated)
+    else:
+        build(args.root, not args.no_pdpe1gb, args.mem_kb)
 
 
 if __name__ == '__main__':

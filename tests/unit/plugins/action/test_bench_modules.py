@@ -114,3 +114,29 @@ def test_bench_report_writes_markdown_html_and_plots_once(tmp_path, monkeypatch)
 def test_bench_report_refuses_a_bad_compare(tmp_path, monkeypatch):
     result, failed, _calls = run_module(report_module.main, {"results_dir": str(tmp_path), "compare": ["doca"]}, {}, monkeypatch)
     assert failed and "compare: give two datapath labels" in result["msg"]
+
+
+def test_bench_report_check_mode_writes_nothing(tmp_path, monkeypatch):
+    results = tmp_path / "results"
+    results.mkdir()
+    write_run(results, "netdev", 1000000.0)
+    result, failed, _calls = run_module(report_module.main, {"results_dir": str(results), "plots": False, "_ansible_check_mode": True}, {}, monkeypatch)
+    assert not failed and result["changed"] is True
+    assert sorted(os.listdir(str(results))) == ["netdev-routing-udp.json", "results.csv"]
+
+
+def test_dut_health_system_reads_the_nic(monkeypatch):
+    monkeypatch.setattr(dut_health, "read_pid", lambda pidfiles: (None, None))
+    monkeypatch.setattr(dut_health.AnsibleModule, "get_bin_path", lambda self, name, *args, **kwargs: "/usr/bin/" + name)
+    table = {
+        ("/usr/bin/ethtool", "-i", "ens3f0np0"): (0, read(os.path.join(ROOT, "tests", "fixtures", "ethtool_i_mlx5_core_legacy.txt")), ""),
+        ("/usr/bin/ovs-vswitchd", "--version"): (0, "ovs-vswitchd (Open vSwitch) 3.1.0\n", ""),
+        ("/usr/bin/ovn-controller", "--version"): (0, "ovn-controller 23.03.1\nOpen vSwitch Library 3.1.0\n", ""),
+    }
+    if os.path.isdir("/run/systemd/system"):
+        table[("/usr/bin/systemctl", "show", "-p", "NRestarts", "--value", "ovs-vswitchd")] = (0, "0\n", "")
+    result, failed, _calls = run_module(dut_health.main, {"system": True, "interfaces": ["ens3f0np0"], "core_dirs": []}, table, monkeypatch)
+    assert not failed, result.get("msg")
+    nic = result["system"]["nics"]["ens3f0np0"]
+    assert nic["driver"] == "mlx5_core" and nic["psid"] and nic["firmware_version"]
+    assert result["system"]["ovs_version"] == "ovs-vswitchd (Open vSwitch) 3.1.0" and result["system"]["ovn_version"] == "ovn-controller 23.03.1"

@@ -137,10 +137,12 @@ class Health:
     def __init__(self, replies=None):
         self.replies = list(replies or [])
         self.calls = 0
+        self.args_seen = []
 
     def __call__(self, module_name, module_args, task_vars):
         assert module_name == "offload.testbed.dut_health"
         self.calls += 1
+        self.args_seen.append(module_args)
         base = {"pid": 42, "start_time": 7, "restarts": None, "core_dumps": [], "offloaded_flows": 0,
                 "offloaded_flows_with_packets": 0, "pmd": {}, "changed": False}
         if module_args.get("system"):
@@ -232,9 +234,10 @@ def test_a_run_finds_the_capacity_writes_every_trial_and_sets_stats(tmp_path, mo
     health = Health()
     lines = []
     monkeypatch.setattr(action_mod.display, "display", lambda msg, *args, **kwargs: lines.append(msg))
-    result = run(make_action(bench_args(listener, tmp_path), health=health))
+    result = run(make_action(bench_args(listener, tmp_path, dut_interfaces=["ens3f0np0"]), health=health))
     assert not result.get("failed"), result.get("msg")
     assert result["changed"] is True and result["resumed"] is False
+    assert health.args_seen[0] == {"system": True, "interfaces": ["ens3f0np0"]} and health.args_seen[1] == {"system": False}
     ndr = result["searches"][0]["goals"]["ndr"]
     assert ndr["lower_bound"] <= CAPACITY <= ndr["upper_bound"] and (ndr["upper_bound"] - ndr["lower_bound"]) / ndr["upper_bound"] <= 0.005
     document = validate(result["results_file"])

@@ -65,3 +65,7 @@ def test_health_summary_keeps_what_the_results_file_stores():
     summary = bh.health_summary(dict(BEFORE, system={"kernel": "6.1"}, changed=False, offloaded_flows=3))
     assert summary == dict(BEFORE, offloaded_flows=3)
     assert bh.health_summary(None) is None
+
+
+def test_a_trial_that_starts_without_ovs_is_invalid():
+    assert bh.compare_health(dict(BEFORE, pid=None), dict(BEFORE, pid=None)) == ["ovs-vswitchd was not running when the trial started"]
