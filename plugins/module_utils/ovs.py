@@ -81,6 +81,8 @@ def validate(config, isolated=None, prefix="ovs_"):
             address = port.get("address")
             if address is not None:
                 try:
+                    if "/" not in str(address):
+                        raise ValueError(address)
                     ipaddress.ip_interface(str(address))
                 except ValueError:
                     errors.append("%s: address %r is not an address with a prefix length such as 10.10.0.3/24" % (where, address))
@@ -300,6 +302,8 @@ def validate_role(v, isolated=None, prefix="ovs_"):
         vlan("%sinternal_ports[%d].tag" % (p, i), port.get("tag"))
         if port.get("address") is not None:
             try:
+                if "/" not in str(port["address"]):
+                    raise ValueError(port["address"])
                 ipaddress.ip_interface(str(port["address"]))
             except ValueError:
                 errors.append("%sinternal_ports[%d].address: %r is not an address with a prefix length such as 10.10.0.3/24"

@@ -12,91 +12,35 @@ UDP stream whose field engine walks 1,000 source addresses (16.0.0.1 ...) for
 a fixed time at a fixed rate. The client's counters must agree with OVS's
 interface counters within 1 %, and a capture in sgt-b must see > 900 sources.
 """
-import os
-import shutil
 import signal
 import socket
 import struct
 import subprocess
-import sys
 import time
 
 import pytest
+import trex_stl_lib.api as trex_api
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-SOFTGEN_DIR = os.path.join(ROOT, "extensions")
+from softgen_lab import namespaces, running_softgen, sh, two_port_bridge
+
+PREFIX = "sgt"
 BRIDGE = "sgt-br"
-NS = {"a": "sgt-a", "b": "sgt-b"}
+NS = namespaces(PREFIX)
 PPS = 5000
 DURATION = 3
 FLOWS = 1000
 
-trex_api = pytest.importorskip("trex_stl_lib.api")
-
-pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("ovs-vsctl"), reason="needs root and Open vSwitch")
-
-
-def sh(*cmd, check=True):
-    return subprocess.run(cmd, check=check, capture_output=True, text=True)
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def cleanup():
-    sh("ovs-vsctl", "--if-exists", "del-br", BRIDGE, check=False)
-    for side, netns in NS.items():
-        sh("ip", "link", "del", "sgt-%s1" % side, check=False)
-        sh("ip", "netns", "del", netns, check=False)
-
 
 @pytest.fixture
 def topology(ovs):  # pylint: disable=unused-argument,redefined-outer-name
-    cleanup()
-    try:
-        sh("ovs-vsctl", "add-br", BRIDGE, "--", "set", "bridge", BRIDGE, "datapath_type=netdev", "fail_mode=standalone")
-        for side, netns in NS.items():
-            inner, outer = "sgt-%s0" % side, "sgt-%s1" % side
-            sh("ip", "netns", "add", netns)
-            sh("ip", "link", "add", inner, "type", "veth", "peer", "name", outer)
-            sh("ip", "link", "set", inner, "netns", netns)
-            sh("ip", "netns", "exec", netns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1")
-            sh("ip", "netns", "exec", netns, "sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1")
-            sh("sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % outer, check=False)
-            sh("ip", "netns", "exec", netns, "ethtool", "-K", inner, "tx", "off", "tso", "off", "gso", "off")
-            sh("ethtool", "-K", outer, "tx", "off", "tso", "off", "gso", "off")
-            sh("ip", "netns", "exec", netns, "ip", "link", "set", "lo", "up")
-            sh("ip", "netns", "exec", netns, "ip", "link", "set", inner, "up")
-            sh("ip", "link", "set", outer, "up")
-            sh("ovs-vsctl", "add-port", BRIDGE, outer)
+    with two_port_bridge(PREFIX):
         yield
-    finally:
-        cleanup()
 
 
 @pytest.fixture
 def softgen(topology, tmp_path):  # pylint: disable=unused-argument,redefined-outer-name
-    rpc, pub = free_port(), free_port()
-    log = tmp_path / "softgen.log"
-    proc = subprocess.Popen(  # pylint: disable=consider-using-with
-        [sys.executable, "-m", "softgen", "--rpc-port", str(rpc), "--pub-port", str(pub), "--bind", "127.0.0.1",
-         "--port", "p0:sgt-a:sgt-a0", "--port", "p1:sgt-b:sgt-b0", "--log-file", str(log)], cwd=SOFTGEN_DIR)
-    deadline = time.time() + 15
-    while time.time() < deadline and "softgen RPC on" not in (log.read_text() if log.exists() else ""):
-        assert proc.poll() is None, "softgen exited: " + (log.read_text() if log.exists() else "")
-        time.sleep(0.1)
-    try:
-        yield rpc, pub
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    with running_softgen(PREFIX, tmp_path / "softgen.log") as ports:
+        yield ports
 
 
 def ovs_stat(iface, key):

@@ -76,3 +76,48 @@ def test_address_plan():
     assert ovs.address_plan([{"name": "mgt", "type": "internal", "address": "10.10.0.3/24"}], links) == []
     assert ovs.address_plan([{"name": "ovl", "type": "internal", "address": "10.30.0.3/24"}], links) == [
         ["ip", "link", "set", "dev", "ovl", "up"], ["ip", "addr", "add", "10.30.0.3/24", "dev", "ovl"]]
+
+
+ROLE = {"datapath": "doca", "system_id": "gen01", "ovn_bridge": "br-int", "ovn_encap_type": "geneve",
+        "ovn_bridge_mappings": "physnet1:underlay", "underlay_bridge": "underlay", "integration_bridge": "br-int",
+        "uplink": "ens3f0np0", "uplink_trunks": [10, 20, 30], "uplink_n_rxq": 6, "pmd_cpu_mask": "0xfc",
+        "uplink_pmd_rxq_affinity": "0:2,1:3,2:4,3:5,4:6,5:7",
+        "representors": [{"name": "ens3f0npf0vf0", "bridge": "underlay", "tag": 20},
+                         {"name": "ens3f0npf0vf1", "bridge": "br-int", "iface_id": "port1"}],
+        "internal_ports": [{"name": "mgt", "tag": 10, "address": "10.10.0.3/24"}, {"name": "overlay", "tag": 30, "address": "10.30.0.3/24"}]}
+
+
+def test_role_switch_is_seed_000s_generator():
+    spec = ovs.role_switch(ROLE)
+    assert spec["other_config"] == {"hw-offload": "false", "default-datapath-type": "doca", "pmd-cpu-mask": "0xfc"}
+    assert spec["external_ids"]["system-id"] == "gen01"
+    underlay, brint = spec["bridges"]
+    assert (underlay["name"], underlay["fail_mode"], brint["name"], brint["fail_mode"]) == ("underlay", "standalone", "br-int", "secure")
+    assert underlay["ports"][0] == {"name": "ens3f0np0", "type": "doca", "vlan_mode": "trunk", "trunks": [10, 20, 30],
+                                    "options": {"n_rxq": 6}, "other_config": {"pmd-rxq-affinity": "0:2,1:3,2:4,3:5,4:6,5:7"}}
+    assert underlay["ports"][1] == {"name": "ens3f0npf0vf0", "type": "doca", "tag": 20}
+    assert brint["ports"] == [{"name": "ens3f0npf0vf1", "type": "doca", "external_ids": {"iface-id": "port1"}}]
+    assert [p["name"] for p in underlay["ports"][2:]] == ["mgt", "overlay"]
+    assert ovs.role_switch(dict(ROLE, datapath="netdev"))["bridges"][0]["ports"][0]["type"] == "dpdk"
+    assert ovs.role_switch(dict(ROLE, datapath="system"))["bridges"][0]["ports"][0]["type"] == ""
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"datapath": "kernel"}, "ovs_datapath: 'kernel' is not one of doca, system, netdev"),
+    ({"uplink_trunks": [10, 4095]}, "ovs_uplink_trunks[1]: VLAN 4095 is outside 1..4094"),
+    ({"uplink_n_rxq": 0}, "ovs_uplink_n_rxq: 0 is below 1"),
+    ({"pmd_cpu_mask": "0xzz"}, "ovs_pmd_cpu_mask: '0xzz' is not hexadecimal"),
+    ({"representors": [{"name": "vf0", "tag": 0}]}, "ovs_representors[0].tag: VLAN 0 is outside 1..4094"),
+    ({"representors": [{"name": "vf0", "bridge": "br-ex"}]}, "ovs_representors[0].bridge: 'br-ex' is neither underlay nor br-int"),
+    ({"internal_ports": [{"name": "mgt", "address": "10.10.0.3"}]}, "ovs_internal_ports[0].address: '10.10.0.3' is not an address"),
+    ({"uplink_pmd_rxq_affinity": "0:2,1:9"}, "ovs_uplink_pmd_rxq_affinity: cores 9 are outside ovs_pmd_cpu_mask 0xfc"),
+])
+def test_role_refusals_use_the_role_variable_names(change, message):
+    errors = ovs.validate_role(dict(ROLE, **change), isolated=set(range(2, 16)))
+    assert any(e.startswith(message) for e in errors), errors
+
+
+def test_pmd_cores_must_be_isolated_on_the_host():
+    errors = ovs.validate_role(ROLE, isolated=set())
+    assert errors == ["ovs_pmd_cpu_mask: 0xfc puts PMD threads on CPUs 2,3,4,5,6,7, which are not isolated on this host (isolated: none); "
+                      "isolate them with boot_params or pick isolated CPUs"]

@@ -1,0 +1,89 @@
+"""A two-port softgen bench for integration tests.
+
+``two_port_bridge(prefix)`` builds (and always removes) two namespaces
+``<prefix>-a`` and ``<prefix>-b``, each with a veth ``<prefix>-X0`` whose peer
+``<prefix>-X1`` is a port of the OVS bridge ``<prefix>-br`` (userspace
+datapath, standalone), with IPv6 and tx checksum/TSO/GSO off.
+``running_softgen(prefix, log)`` starts softgen with port 0 on
+``<prefix>-a0`` and port 1 on ``<prefix>-b0`` and yields its RPC and
+publisher ports.
+"""
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SOFTGEN_DIR = os.path.join(ROOT, "extensions")
+
+
+def sh(*cmd, check=True):
+    return subprocess.run(cmd, check=check, capture_output=True, text=True)
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def namespaces(prefix):
+    return {"a": "%s-a" % prefix, "b": "%s-b" % prefix}
+
+
+def _cleanup(prefix):
+    sh("ovs-vsctl", "--if-exists", "del-br", "%s-br" % prefix, check=False)
+    for side, netns in namespaces(prefix).items():
+        sh("ip", "link", "del", "%s-%s1" % (prefix, side), check=False)
+        sh("ip", "netns", "del", netns, check=False)
+
+
+@contextlib.contextmanager
+def two_port_bridge(prefix):
+    bridge = "%s-br" % prefix
+    _cleanup(prefix)
+    try:
+        sh("ovs-vsctl", "add-br", bridge, "--", "set", "bridge", bridge, "datapath_type=netdev", "fail_mode=standalone")
+        for side, netns in namespaces(prefix).items():
+            inner, outer = "%s-%s0" % (prefix, side), "%s-%s1" % (prefix, side)
+            sh("ip", "netns", "add", netns)
+            sh("ip", "link", "add", inner, "type", "veth", "peer", "name", outer)
+            sh("ip", "link", "set", inner, "netns", netns)
+            sh("ip", "netns", "exec", netns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1")
+            sh("ip", "netns", "exec", netns, "sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1")
+            sh("sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % outer, check=False)
+            sh("ip", "netns", "exec", netns, "ethtool", "-K", inner, "tx", "off", "tso", "off", "gso", "off")
+            sh("ethtool", "-K", outer, "tx", "off", "tso", "off", "gso", "off")
+            sh("ip", "netns", "exec", netns, "ip", "link", "set", "lo", "up")
+            sh("ip", "netns", "exec", netns, "ip", "link", "set", inner, "up")
+            sh("ip", "link", "set", outer, "up")
+            sh("ovs-vsctl", "add-port", bridge, outer)
+        yield bridge
+    finally:
+        _cleanup(prefix)
+
+
+@contextlib.contextmanager
+def running_softgen(prefix, log):
+    rpc, pub = free_port(), free_port()
+    ns = namespaces(prefix)
+    proc = subprocess.Popen(  # pylint: disable=consider-using-with
+        [sys.executable, "-m", "softgen", "--rpc-port", str(rpc), "--pub-port", str(pub), "--bind", "127.0.0.1",
+         "--port", "p0:%s:%s-a0" % (ns["a"], prefix), "--port", "p1:%s:%s-b0" % (ns["b"], prefix), "--log-file", str(log)],
+        cwd=SOFTGEN_DIR)
+    deadline = time.time() + 15
+    while time.time() < deadline and "softgen RPC on" not in (log.read_text() if log.exists() else ""):
+        assert proc.poll() is None, "softgen exited: " + (log.read_text() if log.exists() else "")
+        time.sleep(0.1)
+    try:
+        yield rpc, pub
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
