@@ -37,3 +37,19 @@ def ovs():
     yield
     if started:
         subprocess.run([OVS_CTL, "stop"], check=False, capture_output=True)
+
+
+@pytest.fixture
+def topology(ovs, request):  # pylint: disable=unused-argument,redefined-outer-name
+    """The two-port softgen bench of tests/integration/softgen_lab.py, named by the test module's PREFIX."""
+    from softgen_lab import two_port_bridge  # pylint: disable=import-outside-toplevel
+    with two_port_bridge(request.module.PREFIX):
+        yield
+
+
+@pytest.fixture
+def softgen(topology, tmp_path, request):  # pylint: disable=unused-argument,redefined-outer-name
+    """softgen running on that bench; yields its RPC and publisher ports."""
+    from softgen_lab import running_softgen  # pylint: disable=import-outside-toplevel
+    with running_softgen(request.module.PREFIX, tmp_path / "softgen.log") as ports:
+        yield ports

@@ -18,10 +18,9 @@ import struct
 import subprocess
 import time
 
-import pytest
 import trex_stl_lib.api as trex_api
 
-from softgen_lab import namespaces, running_softgen, sh, two_port_bridge
+from softgen_lab import namespaces, sh
 
 PREFIX = "sgt"
 BRIDGE = "sgt-br"
@@ -29,18 +28,6 @@ NS = namespaces(PREFIX)
 PPS = 5000
 DURATION = 3
 FLOWS = 1000
-
-
-@pytest.fixture
-def topology(ovs):  # pylint: disable=unused-argument,redefined-outer-name
-    with two_port_bridge(PREFIX):
-        yield
-
-
-@pytest.fixture
-def softgen(topology, tmp_path):  # pylint: disable=unused-argument,redefined-outer-name
-    with running_softgen(PREFIX, tmp_path / "softgen.log") as ports:
-        yield ports
 
 
 def ovs_stat(iface, key):

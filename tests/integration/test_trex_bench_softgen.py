@@ -25,11 +25,10 @@ import subprocess
 import sys
 import time
 
-import pytest
 import jsonschema
 import trex_stl_lib.api as trex_api
 
-from softgen_lab import ROOT, namespaces, running_softgen, two_port_bridge
+from softgen_lab import ROOT, namespaces
 
 PREFIX = "bnt"
 BRIDGE = "bnt-br"
@@ -37,18 +36,6 @@ NS = namespaces(PREFIX)
 MAX_LOAD = 3000.0
 FINAL = 2.0
 INITIAL = 0.5
-
-
-@pytest.fixture
-def topology(ovs):  # pylint: disable=unused-argument,redefined-outer-name
-    with two_port_bridge(PREFIX):
-        yield
-
-
-@pytest.fixture
-def softgen(topology, tmp_path):  # pylint: disable=unused-argument,redefined-outer-name
-    with running_softgen(PREFIX, tmp_path / "softgen.log") as ports:
-        yield ports
 
 
 def collections_path(tmp_path):
