@@ -55,10 +55,14 @@ collection: venv
 	$(BIN)/ansible-galaxy collection install --force -p $(COLLECTIONS) $(BUILD)/offload-testbed.tar.gz >/dev/null
 	@echo "installed offload.testbed $$(sed -n 's/^version: //p' galaxy.yml) into $(COLLECTIONS)"
 
+# The lab, then the generator (softgen) and the benchmark matrix through it;
+# results and the report land in results/.
 lab: deps
 	$(BIN)/ansible-playbook -i $(INVENTORY) playbooks/virtual_lab.yml
 	@echo "make lab: the virtual lab is built, provisioned and checked with real TCP and UDP through Open vSwitch."
-	@echo "make lab: the benchmark is not part of the lab yet (it comes with the bench issue); stopping after the connectivity check."
+	$(BIN)/ansible-playbook -i $(INVENTORY) playbooks/generator.yml
+	$(BIN)/ansible-playbook -i $(INVENTORY) playbooks/benchmark.yml -e bench_run_suffix=-$$(date -u +%Y%m%dT%H%M%S)
+	@echo "make lab: benchmark matrix done; results in $(ROOT)/results, the report in $(ROOT)/results/report (report.md, report.html)."
 
 teardown: deps
 	$(BIN)/ansible-playbook -i $(INVENTORY) playbooks/teardown.yml
@@ -87,8 +91,15 @@ unit: deps
 integration: deps
 	$(BIN)/pytest -q tests/integration
 
+# The molecule log is kept in .tmp/molecule.log; when a scenario fails, the
+# failing tasks are printed again at the very end, where a CI tail shows them.
 molecule: deps
-	$(BIN)/molecule test --all
+	@mkdir -p $(TMP)
+	@set +e; $(BIN)/molecule test --all 2>&1 | tee $(TMP)/molecule.log; rc=$${PIPESTATUS[0]}; \
+	  if [ $$rc != 0 ]; then \
+	    echo "== make molecule: failed (exit $$rc); the failing tasks, from $(TMP)/molecule.log:"; \
+	    awk '/^TASK \[/ {task=$$0} /^(fatal|failed): |^ERROR! |^CRITICAL / {print task; print substr($$0, 1, 900)}' $(TMP)/molecule.log | tail -n 8; \
+	  fi; exit $$rc
 
 clean:
 	rm -rf $(TMP)

@@ -2,11 +2,13 @@
 
 Starts its own ``ovsdb-server`` with an empty OVN Northbound database (from
 /usr/share/ovn/ovn-nb.ovsschema) on a unix socket in a temporary directory,
-then applies a topology of 1,000 load-balancer VIPs (1,000 load balancers
-attached to the router), 1,000 NAT rules and 200 logical switch ports through
+then applies a topology of 1,000 load-balancer VIPs (in 10 load balancers
+attached to the router; --one-lb-per-vip makes it 1,000), 1,000 NAT rules and 200 logical switch ports through
 the module in ONE Ansible task (a one-task playbook), twice: first apply, then
-unchanged re-apply (which must report changed=0). For comparison it times the
-same objects created with one ``ovn-nbctl`` call per object against a second
+unchanged re-apply (which must report changed=0). It does so in two forms, each
+on its own fresh database: the lists as host_vars (``switches: "{{ ... }}"``)
+and the whole declaration as one JSON text (``topology: "{{ lookup('file') }}"``).
+For comparison it times the same objects created with one ``ovn-nbctl`` call per object against a second
 empty database (all of them by default, or a sample with ``--sample N`` per
 kind, extrapolated and labelled so).
 
@@ -28,6 +30,7 @@ SCHEMA = "/usr/share/ovn/ovn-nb.ovsschema"
 N_LB = 1000
 N_NAT = 1000
 N_LSP = 200
+FORMS = {"vars": "lists from host_vars (switches: ...)", "text": "JSON text (topology: lookup(file))"}
 
 # The topology is a host_vars file next to the playbook: Ansible parses it once
 # and does not deep-copy it (extra vars given with -e @file are deep-copied,
@@ -131,6 +134,18 @@ class NB(object):
         except OSError:
             pass
 
+
+# The same topology as one JSON text in a file next to the playbook: Ansible
+# templates one string instead of walking thousands of nested values.
+PLAYBOOK_TEXT = """\
+- hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Apply the OVN topology
+      offload.testbed.ovn_topology:
+        nb_db: "{{ nb_db }}"
+        topology: "{{ lookup('ansible.builtin.file', 'topology.json') }}"
+"""
 
 FLOOR_PLAYBOOK = """\
 - hosts: localhost
@@ -239,44 +254,68 @@ def main():
         with open(floor_play, "w") as handle:
             handle.write(FLOOR_PLAYBOOK)
         print("python %s, %d CPUs, load average %s" % (sys.version.split()[0], os.cpu_count(), " ".join("%.2f" % x for x in os.getloadavg())))
-        runs = []
+        runs = {"vars": [], "text": []}
+        floors = []
         for rep in range(opts.repeat):
-            # each repetition: a fresh empty database, first apply, unchanged re-apply, and Ansible's floor
-            nb = NB(workdir, "nb-module-%d" % rep)
-            servers.append(nb)
-            topo = topology(nb.url, opts.one_lb_per_vip)
-            playdir = os.path.join(workdir, "play-%d" % rep)
-            os.makedirs(os.path.join(playdir, "host_vars"))
-            vars_file = os.path.join(playdir, "host_vars", "localhost.json")
-            with open(vars_file, "w") as handle:
-                json.dump({"topo": topo}, handle)
-            playbook = os.path.join(playdir, "apply.yml")
-            with open(playbook, "w") as handle:
-                handle.write(PLAYBOOK)
-            if rep == 0:
-                shape = ("10 load balancers x 100 VIPs (vips:, backends as strings)" if not opts.one_lb_per_vip
-                         else "1,000 load balancers x 1 VIP (vip: + backends: lists)")
-                print("topology: %d load-balancer VIPs in %s, %d NAT rules, %d logical switch ports, %d bytes of JSON vars"
-                      % (N_LB, shape, N_NAT, N_LSP, os.path.getsize(vars_file)))
-            first, changed1 = run_playbook(workdir, playbook)
-            second, changed2 = run_playbook(workdir, playbook)
+            # each repetition, for each form: a fresh empty database, first apply, unchanged re-apply
+            for form in ("vars", "text"):
+                nb = NB(workdir, "nb-%s-%d" % (form, rep))
+                servers.append(nb)
+                topo = topology(nb.url, opts.one_lb_per_vip)
+                playdir = os.path.join(workdir, "play-%s-%d" % (form, rep))
+                os.makedirs(os.path.join(playdir, "host_vars"))
+                playbook = os.path.join(playdir, "apply.yml")
+                if form == "vars":
+                    vars_file = os.path.join(playdir, "host_vars", "localhost.json")
+                    with open(vars_file, "w") as handle:
+                        json.dump({"topo": topo}, handle)
+                    with open(playbook, "w") as handle:
+                        handle.write(PLAYBOOK)
+                else:
+                    vars_file = os.path.join(playdir, "topology.json")
+                    with open(vars_file, "w") as handle:
+                        json.dump(dict((k, topo[k]) for k in ("switches", "routers", "load_balancers")), handle)
+                    with open(os.path.join(playdir, "host_vars", "localhost.json"), "w") as handle:
+                        json.dump({"nb_db": nb.url}, handle)
+                    with open(playbook, "w") as handle:
+                        handle.write(PLAYBOOK_TEXT)
+                if rep == 0 and form == "vars":
+                    shape = ("10 load balancers x 100 VIPs (vips:, backends as strings)" if not opts.one_lb_per_vip
+                             else "1,000 load balancers x 1 VIP (vip: + backends: lists)")
+                    print("topology: %d load-balancer VIPs in %s, %d NAT rules, %d logical switch ports, %d bytes of JSON vars"
+                          % (N_LB, shape, N_NAT, N_LSP, os.path.getsize(vars_file)))
+                first, changed1 = run_playbook(workdir, playbook)
+                second, changed2 = run_playbook(workdir, playbook)
+                vips = json.loads(nb.nbctl("--format=json", "--columns=vips", "list", "Load_Balancer"))["data"]
+                counts = (sum(len(row[0][1]) for row in vips),
+                          len(nb.nbctl("--bare", "--columns=_uuid", "list", "NAT").split()),
+                          len(nb.nbctl("--bare", "--columns=_uuid", "list", "Logical_Switch_Port").split()))
+                if counts != (N_LB, N_NAT, N_LSP) or changed1 != 1 or changed2 != 0:
+                    raise SystemExit("unexpected result (%s): (VIPs, NAT, LSPs) %s, changed %s then %s" % (form, counts, changed1, changed2))
+                nb.stop()
+                runs[form].append((first, second))
+                print("run %d, %-38s first apply %.2f s (changed=1), unchanged re-apply %.2f s (changed=0); "
+                      "database: %d VIPs, %d NAT rules, %d switch ports" % ((rep + 1, FORMS[form] + ":", first, second) + counts))
             floor, _changed = run_playbook(workdir, floor_play)
-            vips = json.loads(nb.nbctl("--format=json", "--columns=vips", "list", "Load_Balancer"))["data"]
-            counts = (sum(len(row[0][1]) for row in vips),
-                      len(nb.nbctl("--bare", "--columns=_uuid", "list", "NAT").split()),
-                      len(nb.nbctl("--bare", "--columns=_uuid", "list", "Logical_Switch_Port").split()))
-            if counts != (N_LB, N_NAT, N_LSP) or changed1 != 1 or changed2 != 0:
-                raise SystemExit("unexpected result: (VIPs, NAT, LSPs) %s, changed %s then %s" % (counts, changed1, changed2))
-            nb.stop()
-            runs.append((first, second, floor))
-            print("run %d: first apply %.2f s (changed=1), unchanged re-apply %.2f s (changed=0), ping floor %.2f s; "
-                  "database: %d VIPs, %d NAT rules, %d switch ports" % ((rep + 1, first, second, floor) + counts))
-        first = median([r[0] for r in runs])
-        second = median([r[1] for r in runs])
-        floor = median([r[2] for r in runs])
-        print("module, one Ansible task, first apply:        median %5.2f s, best %5.2f s (goal < 2.0 s)" % (first, min(r[0] for r in runs)))
-        print("module, one Ansible task, unchanged re-apply: median %5.2f s, best %5.2f s (goal < 1.5 s)" % (second, min(r[1] for r in runs)))
+            floors.append(floor)
+            print("run %d, Ansible floor (one ansible.builtin.ping task): %.2f s" % (rep + 1, floor))
+        floor = median(floors)
+        best = {}
+        for form in ("vars", "text"):
+            first = median([r[0] for r in runs[form]])
+            second = median([r[1] for r in runs[form]])
+            best[form] = (first, second)
+            print("%-38s first apply      median %5.2f s, best %5.2f s (goal < 2.0 s)" % (FORMS[form] + ",", first, min(r[0] for r in runs[form])))
+            print("%-38s unchanged apply  median %5.2f s, best %5.2f s (goal < 1.5 s)" % (FORMS[form] + ",", second, min(r[1] for r in runs[form])))
         print("Ansible floor (same playbook form, ansible.builtin.ping): median %5.2f s" % floor)
+        for form in ("vars", "text"):
+            print("above the floor, %-38s first %+.2f s, unchanged %+.2f s" % (FORMS[form] + ":", best[form][0] - floor, best[form][1] - floor))
+        first, second = best["text"]
+        # The issue's goals were set on a machine where the one-task playbook took 0.85 s:
+        # the same margins above this machine's floor.
+        print("goal margins above the floor (issue: floor 0.85 s, first < 2.0 s, unchanged < 1.5 s): "
+              "first < floor + 1.15 s = %.2f s, unchanged < floor + 0.65 s = %.2f s; JSON text form meets them: %s"
+              % (floor + 1.15, floor + 0.65, "yes" if first < floor + 1.15 and second < floor + 0.65 else "NO"))
 
         nb2 = NB(workdir, "nb-per-object")
         servers.append(nb2)
@@ -289,10 +328,10 @@ def main():
             total += est
             print("  %-38s %5d calls timed in %6.2f s -> %6.2f s for %d" % (kind, done, secs, est, count))
         print("  %-38s %6.2f s%s" % ("total", total, "" if opts.sample is None else " (extrapolated)"))
-        print("ratio per-object calls / module first apply:     %6.1fx" % (total / first))
-        print("ratio per-object calls / module unchanged apply: %6.1fx" % (total / second))
+        print("ratio per-object calls / module first apply (JSON text):     %6.1fx" % (total / first))
+        print("ratio per-object calls / module unchanged apply (JSON text): %6.1fx" % (total / second))
         ok = first < 2.0 and second < 1.5
-        print("goals (medians) met: %s" % ("yes" if ok else "NO"))
+        print("goals (medians, JSON text form) met: %s" % ("yes" if ok else "NO"))
         return 0 if ok else 1
     finally:
         for server in servers:

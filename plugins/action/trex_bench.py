@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import importlib
+import io
 import os
 import socket
 import sys
@@ -75,9 +76,56 @@ def to_trex_stream(api, stream):
         elif ins["type"] == "write":
             instructions.append(api.STLVmWrFlowVar(fv_name=ins["name"], pkt_offset=ins["offset"]))
         elif ins["type"] == "fix_checksum_hw":
-            instructions.append(api.STLVmFixChecksumHw(l3_offset=ins["l3_offset"], l4_offset=ins["l4_offset"], l4_type=ins["l4_type"]))
+            fix = api.STLVmFixChecksumHw(l3_offset=ins["l3_offset"], l4_offset=ins["l4_offset"], l4_type=ins["l4_type"])
+            # trex-stl-lib 0.3 (PyPI) ignores a numeric l3_offset: it compiles l2_len=0, so the server
+            # would checksum the Ethernet header as IPv4 and every varied frame would leave with bad IPv4
+            # and UDP/TCP checksums (a conntrack on the DUT drops them). The current client sets
+            # l2_len from l3_offset itself; setting it here is the same for both.
+            fix.l2_len = ins["l3_offset"]
+            instructions.append(fix)
     builder = api.STLPktBuilder(pkt_buffer=stream["frame"], vm=api.STLScVmRaw(instructions) if instructions else None)
     return api.STLStream(packet=builder, mode=api.STLTXCont(pps=1))
+
+
+class ClientOutput(io.TextIOBase):
+    """The TRex client prints some events itself (``CPU util. is high`` from its
+    subscriber thread), which an Ansible worker must not write to stdout. While
+    the bench runs, stdout is this object: each complete line goes to
+    ``display.v`` (shown with -v), prefixed with where it came from."""
+
+    def __init__(self):
+        super(ClientOutput, self).__init__()
+        self._saved = None
+        self._partial = ""
+        self._busy = False
+
+    def start(self):
+        self._saved, sys.stdout = sys.stdout, self
+
+    def stop(self):
+        if self._saved is not None:
+            sys.stdout, self._saved = self._saved, None
+        if self._partial.strip():
+            display.v("trex_bench: TRex client: %s" % self._partial.strip())
+        self._partial = ""
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        if self._busy or self._saved is None:
+            # display itself writing (outside a worker, display writes to stdout): pass it through
+            return (self._saved or sys.__stdout__).write(text)
+        self._busy = True
+        try:
+            lines = (self._partial + text).split("\n")
+            self._partial = lines.pop()
+            for line in lines:
+                if line.strip():
+                    display.v("trex_bench: TRex client: %s" % line.strip())
+        finally:
+            self._busy = False
+        return len(text)
 
 
 class Generator:
@@ -250,7 +298,9 @@ class ActionModule(ActionBase):
         api = None
         generator = None
         store = None
+        client_output = ClientOutput()
         try:
+            client_output.start()
             api = load_client(args)
             results_dir = os.path.abspath(os.path.expanduser(args["results_dir"]))
             try:
@@ -283,6 +333,7 @@ class ActionModule(ActionBase):
             if generator is not None:
                 generator.stop()
                 generator.disconnect()
+            client_output.stop()
         result.update(
             changed=store.measured > 0,
             run_id=args["run_id"],

@@ -607,6 +607,26 @@ def _claim_port(name, where, port_owner, errors):
         port_owner[name] = where
 
 
+TOPOLOGY_KEYS = ("switches", "routers", "load_balancers")
+
+
+def load_topology_text(text):
+    """The ``topology`` option: JSON text of a mapping with (some of) the keys
+    switches, routers and load_balancers, each a list. Returns that mapping
+    with every key present; raises :class:`TopologyError` naming ``topology``."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise TopologyError(["topology: not valid JSON (%s); give a JSON object with switches, routers and load_balancers" % exc])
+    if not isinstance(data, dict):
+        raise TopologyError(["topology: the JSON must be an object with switches, routers and load_balancers, not %s" % type(data).__name__])
+    errors = ["topology.%s: unknown key; the keys are %s" % (key, ", ".join(TOPOLOGY_KEYS)) for key in sorted(data) if key not in TOPOLOGY_KEYS]
+    errors += ["topology.%s: must be a list" % key for key in TOPOLOGY_KEYS if not isinstance(data.get(key, []), list)]
+    if errors:
+        raise TopologyError(errors)
+    return dict((key, data.get(key) or []) for key in TOPOLOGY_KEYS)
+
+
 def validate(params):
     """Check and normalise the declaration; raise :class:`TopologyError` with
     every problem found. Returns the desired model::

@@ -19,6 +19,10 @@ description:
     which shows the traffic really crossed the switch.
   - Changes nothing on the host; it always reports C(changed=false) and runs in check mode too.
   - Fails when fewer than O(min_ratio) of the messages come back.
+  - Over UDP the client first sends small warm-up datagrams until one comes back (for at most O(timeout)
+    seconds), because the first datagram through a router may wait for address resolution; they are not
+    counted. Every message carries a sequence number, so a late answer to an earlier message never counts
+    for a later one.
 author:
   - offload.testbed developers (@offload-testbed)
 attributes:
@@ -105,6 +109,11 @@ bytes:
   returned: always
   type: int
   sample: 100000
+warmup:
+  description: UDP warm-up datagrams sent before the counted messages (0 over TCP).
+  returned: always
+  type: int
+  sample: 1
 server_peer:
   description: Source address the server saw.
   returned: always
@@ -150,17 +159,19 @@ else:
             data, peer = s.recvfrom(65536)
             if data == b"STOP":
                 break
-            s.sendto(data, peer); total += len(data); n += 1
+            s.sendto(data, peer)
+            if data != b"WARM":
+                total += len(data); n += 1
     except socket.timeout:
         pass
 print(json.dumps({"peer": peer[0], "bytes": total}), flush=True)
 """
 
 CLIENT = r"""
-import json, os, socket, sys
+import json, os, socket, struct, sys, time
 proto, addr, port, count, size, timeout = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
 fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
-sent = received = nbytes = 0
+sent = received = nbytes = warmup = 0
 if proto == "tcp":
     s = socket.create_connection((addr, port), timeout=timeout)
     for i in range(count):
@@ -176,18 +187,38 @@ if proto == "tcp":
             received += 1; nbytes += len(got)
     s.close()
 else:
-    s = socket.socket(fam, socket.SOCK_DGRAM); s.settimeout(timeout)
-    for i in range(count):
-        msg = os.urandom(size)
-        s.sendto(msg, (addr, port)); sent += 1
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    # Warm-up: the first datagram through a router may wait for address
+    # resolution; send WARM until one comes back (at most `timeout` seconds).
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        s.sendto(b"WARM", (addr, port)); warmup += 1
+        s.settimeout(0.25)
         try:
-            got, _peer = s.recvfrom(65536)
+            if s.recvfrom(65536)[0] == b"WARM":
+                break
         except socket.timeout:
-            continue
-        if got == msg:
-            received += 1; nbytes += len(got)
+            pass
+    # Each message starts with its sequence number: a late answer to an earlier
+    # message is recognised and skipped, it never counts for the current one.
+    for i in range(count):
+        msg = struct.pack("!Q", i) + os.urandom(max(size - 8, 0))
+        s.sendto(msg, (addr, port)); sent += 1
+        end = time.monotonic() + timeout
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                break
+            s.settimeout(left)
+            try:
+                got, _peer = s.recvfrom(65536)
+            except socket.timeout:
+                break
+            if got == msg:
+                received += 1; nbytes += len(got)
+                break
     s.sendto(b"STOP", (addr, port))
-print(json.dumps({"sent": sent, "received": received, "bytes": nbytes}))
+print(json.dumps({"sent": sent, "received": received, "bytes": nbytes, "warmup": warmup}))
 """
 
 
@@ -254,8 +285,8 @@ def main():
         supports_check_mode=True,
     )
     p = module.params
-    if p["count"] < 1 or not 1 <= p["size"] <= 65000:
-        module.fail_json(msg="count must be at least 1 and size within 1..65000")
+    if p["count"] < 1 or not 1 <= p["size"] <= 65000 or (p["protocol"] == "udp" and p["size"] < 8):
+        module.fail_json(msg="count must be at least 1 and size within 1..65000 (8..65000 over UDP: each message carries its sequence number)")
     args = [p["protocol"], p["server_address"], str(p["port"]), str(p["count"]), str(p["size"]), str(p["timeout"])]
     before = _ovs_stats(module, p["ovs_interfaces"])
     client_args = list(args)
@@ -274,7 +305,7 @@ def main():
     for name in p["ovs_interfaces"]:
         ovs_packets[name] = dict((k, after[name].get(k, 0) - before[name].get(k, 0)) for k in ("rx_packets", "tx_packets"))
     result = dict(changed=False, sent=client["sent"], received=client["received"], bytes=client["bytes"],
-                  server_peer=srv["peer"], ovs_packets=ovs_packets)
+                  warmup=client.get("warmup", 0), server_peer=srv["peer"], ovs_packets=ovs_packets)
     if client["received"] < p["min_ratio"] * client["sent"]:
         module.fail_json(msg="%s exchange %s -> %s: %d of %d messages came back" % (
             p["protocol"].upper(), p["client_namespace"], p["server_namespace"], client["received"], client["sent"]), **result)

@@ -68,7 +68,7 @@ options:
   timeout:
     description: Seconds to wait for each answer.
     type: float
-    default: 2.0
+    default: 5.0
   min_per_backend:
     description: Answers every backend must give.
     type: int
@@ -210,7 +210,7 @@ def main():
                 address=dict(type="str", required=True),
             )),
             count=dict(type="int", default=30),
-            timeout=dict(type="float", default=2.0),
+            timeout=dict(type="float", default=5.0),
             min_per_backend=dict(type="int", default=1),
             min_ratio=dict(type="float", default=1.0),
         ),

@@ -103,9 +103,13 @@ class FakeClient:
         return None
 
 
+class Recorded(tuple):
+    """(kind, args, kwargs) that also takes attributes, as the client's objects do."""
+
+
 def fake_api():
     def record(kind):
-        return lambda *args, **kwargs: (kind, args, kwargs)
+        return lambda *args, **kwargs: Recorded((kind, args, kwargs))
     return types.SimpleNamespace(
         STLClient=FakeClient, LoggerApi=types.SimpleNamespace(VERBOSE_QUIET="quiet"),
         STLVmFlowVar=record("flow_var"), STLVmWrFlowVar=record("write"), STLVmFixChecksumHw=record("fix"),
@@ -342,6 +346,18 @@ def test_profile_streams_become_trex_streams():
     assert program[1][2] == {"fv_name": "src", "pkt_offset": 26}
 
 
+def test_checksum_fix_compiles_with_the_ip_header_offset():
+    """trex-stl-lib 0.3 compiles a numeric l3_offset as l2_len=0 (it reads only layer names): the
+    server would then checksum the Ethernet header. The stream the bench builds carries l2_len=14."""
+    import trex_stl_lib.api as real_api
+    frame = bytes.fromhex("020000000002020000000001080045000032000100004011f6b8300000011200bc04010000001e0000") + b"x" * 18
+    stream = {"frame": frame[:60], "vm": [{"type": "flow_var", "name": "src", "min": 805306369, "max": 805306468, "size": 4, "op": "inc"},
+                                          {"type": "write", "name": "src", "offset": 26},
+                                          {"type": "fix_checksum_hw", "l3_offset": 14, "l4_offset": 34, "l4_type": 11}]}
+    compiled = action_mod.to_trex_stream(real_api, stream).to_json()["vm"]["instructions"]
+    assert compiled[-1] == {"type": "fix_checksum_hw", "l2_len": 14, "l3_len": 20, "l4_type": 11}
+
+
 def test_receiving_ports_on_a_second_server(tmp_path, monkeypatch, listener):
     """The virtual lab's generator: one server sends from the client port, another receives on the backends."""
     monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
@@ -383,3 +399,20 @@ def test_current_client_is_imported_from_client_path(tmp_path, monkeypatch):
     assert api.STLClient == "the current client"
     for name in ("trex", "trex.stl", "trex.stl.api"):
         sys.modules.pop(name, None)
+
+
+def test_client_prints_go_to_display_not_stdout(monkeypatch, capsys):
+    """What the TRex client prints itself (from any thread) must not reach the worker's stdout."""
+    shown = []
+    monkeypatch.setattr(action_mod.display, "v", shown.append)
+    out = action_mod.ClientOutput()
+    out.start()
+    try:
+        print("\n    2026-11-30 00:22:59 - [local][warning]   - CPU util. is high: 91.1%")
+        sys.stdout.write("partial ")
+    finally:
+        out.stop()
+    assert capsys.readouterr().out == ""
+    assert shown == ["trex_bench: TRex client: 2026-11-30 00:22:59 - [local][warning]   - CPU util. is high: 91.1%",
+                     "trex_bench: TRex client: partial"]
+    assert sys.stdout is not out

@@ -205,3 +205,53 @@ def test_argument_spec_matches_documented_top_level_options():
     assert set(router["ports"]["suboptions"]["gateway_chassis"]["suboptions"]) == set(FIELDS["gateway_chassis"])
     assert set(router["static_routes"]["suboptions"]) == set(FIELDS["static_route"])
     assert set(router["nat"]["suboptions"]) == set(FIELDS["nat"])
+
+
+def _as_text(**extra):
+    """The seed declaration moved into the ``topology`` JSON text."""
+    params = args(**extra)
+    body = dict((key, params.pop(key)) for key in ("switches", "routers", "load_balancers"))
+    params["topology"] = json.dumps(body)
+    return params
+
+
+def test_topology_text_writes_the_same_transaction(monkeypatch):
+    result, failed, calls = run_module(ovn_topology.main, _as_text(), {READ: (0, NB_EMPTY, ""), WRITE_SEED: (0, CREATED, "")}, monkeypatch)
+    assert not failed, result
+    assert calls == [READ, WRITE_SEED]
+    assert len(result["commands"]) == 15
+    assert result["invocation"]["module_args"]["topology"].endswith("characters of JSON)")
+
+
+def test_topology_text_is_idempotent(monkeypatch):
+    result, failed, calls = run_module(ovn_topology.main, _as_text(), {READ: (0, NB_SEED, "")}, monkeypatch)
+    assert (failed, calls, result["changed"], result["commands"]) == (False, [READ], False, [])
+
+
+def test_topology_text_errors_name_the_objects(monkeypatch):
+    params = args()
+    params["routers"][0]["ports"][0]["mac"] = "zz"
+    body = {"routers": params["routers"], "load_balancers": params["load_balancers"]}
+    result, failed, calls = run_module(ovn_topology.main, {"topology": json.dumps(body)}, {}, monkeypatch)
+    assert failed and calls == []
+    assert "routers[lr0].ports[p1].mac: 'zz' is not a MAC address" in result["errors"]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("{not json", "topology: not valid JSON"),
+    ("[1, 2]", "topology: the JSON must be an object with switches, routers and load_balancers, not list"),
+    ('{"switch": []}', "topology.switch: unknown key; the keys are switches, routers, load_balancers"),
+    ('{"routers": {"name": "lr0"}}', "topology.routers: must be a list"),
+])
+def test_topology_text_refused_before_any_command(monkeypatch, text, message):
+    result, failed, calls = run_module(ovn_topology.main, {"topology": text}, {}, monkeypatch)
+    assert failed and calls == []
+    assert result["msg"].startswith("invalid OVN topology: " + message), result["msg"]
+
+
+def test_topology_text_and_lists_are_exclusive(monkeypatch):
+    params = _as_text()
+    params["switches"] = [{"name": "sw9"}]
+    result, failed, calls = run_module(ovn_topology.main, params, {}, monkeypatch)
+    assert failed and calls == []
+    assert result["msg"] == "topology is mutually exclusive with switches: give the declaration one way"
