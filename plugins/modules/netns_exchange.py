@@ -109,6 +109,13 @@ bytes:
   returned: always
   type: int
   sample: 100000
+kernel_errors:
+  description:
+    - Error and discard counters of C(/proc/net/snmp) (Ip, Udp, Tcp) that moved during the exchange, per side, for
+      example C(client UdpInCsumErrors). Empty when none moved. A failure message names them.
+  returned: always
+  type: dict
+  sample: {"client UdpInCsumErrors": 50}
 warmup:
   description: UDP warm-up datagrams sent before the counted messages (0 over TCP).
   returned: always
@@ -142,7 +149,7 @@ if proto == "tcp":
     s.bind((addr, port)); s.listen(1); s.settimeout(timeout * 2)
     print("READY", flush=True)
     c, peer = s.accept(); c.settimeout(timeout)
-    total = 0
+    total = n = 0
     while True:
         data = c.recv(65536)
         if not data:
@@ -164,7 +171,7 @@ else:
                 total += len(data); n += 1
     except socket.timeout:
         pass
-print(json.dumps({"peer": peer[0], "bytes": total}), flush=True)
+print(json.dumps({"peer": peer[0], "bytes": total, "messages": n if proto == "udp" else None}), flush=True)
 """
 
 CLIENT = r"""
@@ -227,6 +234,18 @@ import json, subprocess, sys
 job = json.loads(sys.argv[1])
 def in_netns(ns, argv):
     return (["ip", "netns", "exec", ns] + argv) if ns else argv
+def snmp(ns):
+    # /proc/net/snmp of a namespace: {"Ip": {...}, "Udp": {...}, ...}
+    try:
+        text = subprocess.run(in_netns(ns, ["cat", "/proc/net/snmp"]), capture_output=True, universal_newlines=True).stdout
+    except OSError:
+        return {}
+    lines, out = text.splitlines(), {}
+    for head, values in zip(lines[0::2], lines[1::2]):
+        names, nums = head.split()[1:], values.split()[1:]
+        out[head.split(":")[0]] = dict(zip(names, (int(v) for v in nums)))
+    return out
+snmp_before = {"client": snmp(job["client_namespace"]), "server": snmp(job["server_namespace"])}
 server = subprocess.Popen(in_netns(job["server_namespace"], [sys.executable, "-c", job["server"]] + job["args"]),
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
 out = {"client": None, "server": None, "error": None}
@@ -250,6 +269,14 @@ finally:
     if server.poll() is None:
         server.kill()
         server.wait()
+out["snmp"] = {}
+for side, ns in (("client", job["client_namespace"]), ("server", job["server_namespace"])):
+    after = snmp(ns)
+    for table in ("Ip", "Udp", "Tcp"):
+        for key, value in after.get(table, {}).items():
+            delta = value - snmp_before[side].get(table, {}).get(key, value)
+            if delta and (key.endswith("Errors") or key.endswith("Errs") or key in ("InDiscards", "NoPorts", "InAddrErrors")):
+                out["snmp"]["%s %s%s" % (side, table, key)] = delta
 print(json.dumps(out))
 """
 
@@ -306,9 +333,16 @@ def main():
         ovs_packets[name] = dict((k, after[name].get(k, 0) - before[name].get(k, 0)) for k in ("rx_packets", "tx_packets"))
     result = dict(changed=False, sent=client["sent"], received=client["received"], bytes=client["bytes"],
                   warmup=client.get("warmup", 0), server_peer=srv["peer"], ovs_packets=ovs_packets)
+    result["kernel_errors"] = outcome.get("snmp", {})
     if client["received"] < p["min_ratio"] * client["sent"]:
-        module.fail_json(msg="%s exchange %s -> %s: %d of %d messages came back" % (
-            p["protocol"].upper(), p["client_namespace"], p["server_namespace"], client["received"], client["sent"]), **result)
+        clues = []
+        if srv.get("messages") is not None:
+            clues.append("the server got %d" % srv["messages"])
+        clues.append("OVS ports counted %s" % ", ".join("%s rx %d tx %d" % (n, c["rx_packets"], c["tx_packets"]) for n, c in ovs_packets.items())
+                     if ovs_packets else "no OVS ports given")
+        clues.append("kernel error counters that moved: %s" % (", ".join("%s +%d" % kv for kv in sorted(result["kernel_errors"].items())) or "none"))
+        module.fail_json(msg="%s exchange %s -> %s: %d of %d messages came back (%s)" % (
+            p["protocol"].upper(), p["client_namespace"], p["server_namespace"], client["received"], client["sent"], "; ".join(clues)), **result)
     module.exit_json(**result)
 
 
