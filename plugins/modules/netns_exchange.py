@@ -275,7 +275,7 @@ for side, ns in (("client", job["client_namespace"]), ("server", job["server_nam
     for table in ("Ip", "Udp", "Tcp"):
         for key, value in after.get(table, {}).items():
             delta = value - snmp_before[side].get(table, {}).get(key, value)
-            if delta and (key.endswith("Errors") or key.endswith("Errs") or key in ("InDiscards", "NoPorts", "InAddrErrors")):
+            if delta and (key.endswith("Errors") or key.endswith("Errs") or key in ("InDiscards", "NoPorts")):
                 out["snmp"]["%s %s%s" % (side, table, key)] = delta
 print(json.dumps(out))
 """

@@ -438,6 +438,17 @@ def argument_spec():
     )
 
 
+def _invocation_value(key, value):
+    """What "invocation" shows of an option: the declaration only by its size."""
+    if value is None:
+        return value
+    if key in TOPOLOGY_KEYS:
+        return "(%d declared)" % len(value)
+    if key == "topology":
+        return "(%d characters of JSON)" % len(value)
+    return value
+
+
 def run_module(module):
     """Validate, read once, plan, write once (not in check mode). Returns the result dict."""
     params = module.params
@@ -476,10 +487,7 @@ def run_module(module):
     if module._verbosity < 3:
         # Echoing thousands of declared objects back in "invocation" (which the
         # controller only shows at -vvv) costs more than the whole plan.
-        ret["invocation"] = dict(module_args=dict(
-            (key, value if key not in ("switches", "routers", "load_balancers", "topology") or value is None
-             else "(%d declared)" % len(value) if key != "topology" else "(%d characters of JSON)" % len(value))
-            for key, value in module.params.items()))
+        ret["invocation"] = dict(module_args=dict((key, _invocation_value(key, value)) for key, value in module.params.items()))
     if commands and not module.check_mode:
         rc, out, err = module.run_command(base + write_args(commands))
         if rc != 0:
