@@ -22,7 +22,7 @@ description:
   - Over UDP the client first sends small warm-up datagrams until one comes back (for at most O(timeout)
     seconds), because the first datagram through a router may wait for address resolution; they are not
     counted. Every message carries a sequence number, so a late answer to an earlier message never counts
-    for a later one.
+    for a later one. A message whose answer is late is sent again (O(retries)).
 author:
   - offload.testbed developers (@offload-testbed)
 attributes:
@@ -71,6 +71,13 @@ options:
     description: Seconds to wait for an answer before a message counts as lost.
     type: float
     default: 5.0
+  retries:
+    description:
+      - Over UDP, how many times a message whose answer has not come back is sent again, spread evenly over
+        O(timeout) (with the defaults, once a second). Identical copies are echoed, counted once and reported
+        in RV(resent). C(0) sends every message once. TCP retransmits by itself and ignores this.
+    type: int
+    default: 4
   min_ratio:
     description: Share of the messages that must come back for the module to succeed.
     type: float
@@ -116,6 +123,11 @@ kernel_errors:
   returned: always
   type: dict
   sample: {"client UdpInCsumErrors": 50}
+resent:
+  description: UDP messages sent again because their answer was late (0 over TCP); each is counted once in RV(sent).
+  returned: always
+  type: int
+  sample: 1
 warmup:
   description: UDP warm-up datagrams sent before the counted messages (0 over TCP).
   returned: always
@@ -157,28 +169,32 @@ if proto == "tcp":
         c.sendall(data); total += len(data)
     c.close()
 else:
+    # Until STOP, or until nothing arrives for twice the client's wait: a
+    # message the client sends again is echoed again but counted once.
     s = socket.socket(fam, socket.SOCK_DGRAM)
-    s.bind((addr, port)); s.settimeout(timeout)
+    s.bind((addr, port)); s.settimeout(timeout * 2)
     print("READY", flush=True)
-    total, n, peer = 0, 0, ("", 0)
+    total, seen, peer = 0, set(), ("", 0)
     try:
-        while n < count:
+        while True:
             data, peer = s.recvfrom(65536)
             if data == b"STOP":
                 break
             s.sendto(data, peer)
-            if data != b"WARM":
-                total += len(data); n += 1
+            if data != b"WARM" and data[:8] not in seen:
+                seen.add(data[:8]); total += len(data)
     except socket.timeout:
         pass
+    n = len(seen)
 print(json.dumps({"peer": peer[0], "bytes": total, "messages": n if proto == "udp" else None}), flush=True)
 """
 
 CLIENT = r"""
 import json, os, socket, struct, sys, time
 proto, addr, port, count, size, timeout = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
+retries = int(sys.argv[7])
 fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
-sent = received = nbytes = warmup = 0
+sent = received = nbytes = warmup = resent = 0
 if proto == "tcp":
     s = socket.create_connection((addr, port), timeout=timeout)
     for i in range(count):
@@ -208,24 +224,32 @@ else:
             pass
     # Each message starts with its sequence number: a late answer to an earlier
     # message is recognised and skipped, it never counts for the current one.
+    # A message whose answer is late is sent again, `retries` times, spread
+    # over the same `timeout`: a reply dropped while the router learns a new
+    # neighbour (OVN's MAC_Binding) costs a second, not the message.
+    step = timeout / (retries + 1)
     for i in range(count):
         msg = struct.pack("!Q", i) + os.urandom(max(size - 8, 0))
         s.sendto(msg, (addr, port)); sent += 1
         end = time.monotonic() + timeout
+        again = time.monotonic() + step
         while True:
-            left = end - time.monotonic()
-            if left <= 0:
+            now = time.monotonic()
+            if now >= end:
                 break
-            s.settimeout(left)
+            if now >= again:
+                s.sendto(msg, (addr, port)); resent += 1
+                again = now + step
+            s.settimeout(max(min(end, again) - now, 0.001))
             try:
                 got, _peer = s.recvfrom(65536)
             except socket.timeout:
-                break
+                continue
             if got == msg:
                 received += 1; nbytes += len(got)
                 break
     s.sendto(b"STOP", (addr, port))
-print(json.dumps({"sent": sent, "received": received, "bytes": nbytes, "warmup": warmup}))
+print(json.dumps({"sent": sent, "received": received, "bytes": nbytes, "warmup": warmup, "resent": resent}))
 """
 
 
@@ -306,6 +330,7 @@ def main():
             count=dict(type="int", default=100),
             size=dict(type="int", default=1000),
             timeout=dict(type="float", default=5.0),
+            retries=dict(type="int", default=4),
             min_ratio=dict(type="float", default=1.0),
             ovs_interfaces=dict(type="list", elements="str", default=[]),
         ),
@@ -314,10 +339,13 @@ def main():
     p = module.params
     if p["count"] < 1 or not 1 <= p["size"] <= 65000 or (p["protocol"] == "udp" and p["size"] < 8):
         module.fail_json(msg="count must be at least 1 and size within 1..65000 (8..65000 over UDP: each message carries its sequence number)")
+    if p["retries"] < 0 or p["timeout"] <= 0:
+        module.fail_json(msg="retries must be 0 or more and timeout above 0 (got retries=%s, timeout=%s)" % (p["retries"], p["timeout"]))
     args = [p["protocol"], p["server_address"], str(p["port"]), str(p["count"]), str(p["size"]), str(p["timeout"])]
     before = _ovs_stats(module, p["ovs_interfaces"])
     client_args = list(args)
     client_args[1] = p["connect_address"] or p["server_address"]
+    client_args.append(str(p["retries"]))
     job = dict(server_namespace=p["server_namespace"], client_namespace=p["client_namespace"], server=SERVER, client=CLIENT,
                args=args, client_args=client_args, deadline=p["timeout"] * (p["count"] + 3))
     rc, out, err = module.run_command([sys.executable, "-c", DRIVER, json.dumps(job)])
@@ -332,7 +360,7 @@ def main():
     for name in p["ovs_interfaces"]:
         ovs_packets[name] = dict((k, after[name].get(k, 0) - before[name].get(k, 0)) for k in ("rx_packets", "tx_packets"))
     result = dict(changed=False, sent=client["sent"], received=client["received"], bytes=client["bytes"],
-                  warmup=client.get("warmup", 0), server_peer=srv["peer"], ovs_packets=ovs_packets)
+                  warmup=client.get("warmup", 0), resent=client.get("resent", 0), server_peer=srv["peer"], ovs_packets=ovs_packets)
     result["kernel_errors"] = outcome.get("snmp", {})
     if client["received"] < p["min_ratio"] * client["sent"]:
         clues = []
