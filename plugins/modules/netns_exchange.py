@@ -225,8 +225,8 @@ else:
     # Each message starts with its sequence number: a late answer to an earlier
     # message is recognised and skipped, it never counts for the current one.
     # A message whose answer is late is sent again, `retries` times, spread
-    # over the same `timeout`: a reply dropped while the router learns a new
-    # neighbour (OVN's MAC_Binding) costs a second, not the message.
+    # over the same `timeout`: a reply dropped while a freshly built router
+    # still settles costs a second, not the message.
     step = timeout / (retries + 1)
     for i in range(count):
         msg = struct.pack("!Q", i) + os.urandom(max(size - 8, 0))
