@@ -80,3 +80,26 @@ def repo_file_text(repo_id, baseurl):
     """A ``.repo`` file for the local repository ``doca-kernel-support`` filled."""
     release = repo_id[len('doca-kernel-'):] if repo_id.startswith('doca-kernel-') else repo_id
     return '[%s]\nname=DOCA kernel (kernel %s)\nbaseurl=%s\nenabled=1\ngpgcheck=0\n' % (repo_id, release, baseurl)
+
+
+def dpkg_installed(rc, out):
+    """Whether ``dpkg-query -W -f='${Status}\\n' NAME`` says NAME is installed.
+
+    dpkg-query exits 1 (``no packages found matching NAME`` on stderr) for a
+    package it never saw, and 0 with ``deinstall ok config-files`` for one
+    removed with its configuration kept: only ``... installed`` counts.
+    """
+    words = out.split()
+    return rc == 0 and len(words) == 3 and words[2] == 'installed'
+
+
+def apt_install_argument(package):
+    """The ``apt-get install`` argument of a package: its local file, else its name.
+
+    apt-get takes a file only when the argument looks like a path (it has a
+    ``/``), so a relative file name gets ``./`` in front.
+    """
+    src = package.get('src')
+    if not src:
+        return package['name']
+    return src if '/' in src else './' + src

@@ -3,10 +3,10 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Build the emulated SmartNIC host for the molecule scenario host_doca_firmware.
 
-Usage: python make_world.py ROOT EMULATORS KERNEL_RELEASE
+Usage: python make_world.py ROOT EMULATORS KERNEL_RELEASE [dnf|apt]
 
 ROOT gets the state of the emulators in tests/emulators (doca, mlnx), the
-repositories and package files dnf installs from, the firmware images on the
+repositories and package files dnf (or apt) installs from, the firmware images on the
 "controller" and a fake sysfs tree. One process instead of one Ansible task
 per file keeps the scenario fast.
 """
@@ -22,15 +22,7 @@ import sys
 PCI = 'sys/bus/pci/devices/'
 
 
-def world(root, emulators, kver):
-    cards = [
-        # A Lenovo ConnectX-6 Lx on old firmware.
-        {'pci': '0000:32:00.0', 'psid': 'LNV0000000033', 'burned': '26.43.1014', 'running': '26.43.1014',
-         'netdev': 'ens3f0np0', 'device_type': 'ConnectX6LX'},
-        # An NVIDIA ConnectX-6 Dx whose burned firmware waits for a reset (the fixture's state).
-        {'pci': '0000:81:00.0', 'psid': 'MT_0000000436', 'burned': '22.45.3608', 'running': '22.43.1020',
-         'netdev': 'ens5f0np0'},
-    ]
+def packages_dnf(root, emulators, kver):
     return {
         # The doca-host repository package adds the doca repository.
         'controller/doca-host-3.3.0-088000_26.01_rhel9.x86_64.rpm': 'Name: doca-host\nRepo: doca %s/repos/doca\n' % root,
@@ -43,6 +35,32 @@ def world(root, emulators, kver):
         'repos/baseos/jsoncpp.rpm': 'Name: jsoncpp\n',
         'repos/baseos/kernel-devel-%s.rpm' % kver: 'Name: kernel-devel-%s\n' % kver,
         'etc/yum.repos.d/baseos.repo': '[baseos]\nname=BaseOS\nbaseurl=file://%s/repos/baseos\nenabled=1\ngpgcheck=0\n' % root,
+    }
+
+
+def packages_apt(root, emulators, kver):
+    return {
+        # The .deb adds a local apt source; apt sees it only after apt-get update.
+        'controller/doca-host_3.3.0-088000-26.01-ubuntu2404_amd64.deb': 'Name: doca-host\nSource: doca %s/repos/doca\n' % root,
+        'repos/doca/doca-networking.deb': 'Name: doca-networking\n',
+        'repos/ubuntu/linux-headers-%s.deb' % kver: 'Name: linux-headers-%s\n' % kver,
+        'etc/apt/sources.list.d/ubuntu.list': 'deb [trusted=yes] file:%s/repos/ubuntu ./\n' % root,
+        # The distribution's lists are current (apt-get update ran when the host was installed).
+        'state/doca/apt-lists.json': json.dumps({'linux-headers-%s' % kver: '%s/repos/ubuntu/linux-headers-%s.deb' % (root, kver)}),
+    }
+
+
+def world(root, emulators, kver, manager='dnf'):
+    cards = [
+        # A Lenovo ConnectX-6 Lx on old firmware.
+        {'pci': '0000:32:00.0', 'psid': 'LNV0000000033', 'burned': '26.43.1014', 'running': '26.43.1014',
+         'netdev': 'ens3f0np0', 'device_type': 'ConnectX6LX'},
+        # An NVIDIA ConnectX-6 Dx whose burned firmware waits for a reset (the fixture's state).
+        {'pci': '0000:81:00.0', 'psid': 'MT_0000000436', 'burned': '22.45.3608', 'running': '22.43.1020',
+         'netdev': 'ens5f0np0'},
+    ]
+    files = (packages_apt if manager == 'apt' else packages_dnf)(root, emulators, kver)
+    files.update({
         'state/doca/installed': '',
         # Firmware images: what flint -i IMAGE q reads.
         'controller/fw-ConnectX6Lx-LNV0000000033-26.47.1026.bin': 'PSID: LNV0000000033\nFW Version: 26.47.1026\n',
@@ -59,12 +77,14 @@ def world(root, emulators, kver):
         PCI + '0000:81:00.0/net/ens5f0np0/': None,
         PCI + '0000:81:00.0/infiniband/mlx5_2/board_id': 'MT_0000000436\n',
         PCI + '0000:00:1f.6/vendor': '0x8086\n',
-    }
+    })
+    return files
 
 
 def main(argv):
     root, emulators, kver = argv[1:4]
-    for path, content in sorted(world(root, emulators, kver).items()):
+    manager = argv[4] if len(argv) > 4 else 'dnf'
+    for path, content in sorted(world(root, emulators, kver, manager).items()):
         full = os.path.join(root, path)
         directory = full if content is None else os.path.dirname(full)
         if not os.path.isdir(directory):
@@ -72,7 +92,7 @@ def main(argv):
         if content is not None:
             with open(full, 'w') as handle:
                 handle.write(content)
-    for directory in ('state/mlnx', 'etc/yum.repos.d'):
+    for directory in ('state/mlnx', 'etc/yum.repos.d', 'etc/apt/sources.list.d'):
         if not os.path.isdir(os.path.join(root, directory)):
             os.makedirs(os.path.join(root, directory))
     return 0

@@ -1,4 +1,5 @@
-"""Emulator of ``rpm -q``, ``dnf install`` and ``/etc/init.d/openibd`` for tests.
+"""Emulator of ``rpm -q``, ``dnf install``, ``dpkg-query -W``, ``apt-get
+update``/``install`` and ``/etc/init.d/openibd`` for tests.
 
 Called by the wrappers next to it as ``doca_emu.py TOOL ARGS...``. State
 lives in ``$DOCA_EMU_STATE``: ``installed`` (one package name a line) and
@@ -12,7 +13,14 @@ doca-host package does) and ``File: DEST SRC`` (installing copies SRC to DEST,
 as doca-extra ships doca-kernel-support). Like dnf, a repository id with a
 character outside ``[A-Za-z0-9_.:-]`` is rejected with ``Bad id for repo``
 and skipped.
+
+For apt, a package file's ``Source: ID DIR`` line adds
+``$DOCA_EMU_APT_SOURCES/ID.list`` (``deb [trusted=yes] file:DIR ./``, as the
+doca-host .deb adds its local repository); ``apt-get update`` reads those
+sources into ``apt-lists.json`` (``DIR/NAME.deb`` offers NAME), and ``apt-get
+install`` knows only those names, like apt (``E: Unable to locate package``).
 """
+import json
 import os
 import re
 import shutil
@@ -85,7 +93,7 @@ def read_repos():
 
 
 def read_package(path):
-    package = {'name': None, 'repos': [], 'files': []}
+    package = {'name': None, 'repos': [], 'sources': [], 'files': []}
     with open(path) as handle:
         for line in handle:
             key, _sep, value = line.partition(':')
@@ -94,6 +102,8 @@ def read_package(path):
                 package['name'] = value
             elif key == 'Repo':
                 package['repos'].append(value.split(None, 1))
+            elif key == 'Source':
+                package['sources'].append(value.split(None, 1))
             elif key == 'File':
                 package['files'].append(value.split(None, 1))
     return package
@@ -134,12 +144,24 @@ def dnf(args):
             sys.stderr.write('Error: Unable to find a match: %s\n' % spec)
             return 1
         packages.append(read_package(path))
+    unpack(packages)
+    log('dnf install %s' % ' '.join(p['name'] for p in packages))
+    return 0
+
+
+def unpack(packages):
+    """What installing does, for dnf and apt-get alike: repositories (a .repo
+    file for dnf, a .list file for apt), shipped files, the package database."""
     have = installed()
     reposdir = os.environ.get('DOCA_EMU_REPOSDIR', '/etc/yum.repos.d')
+    sources = os.environ.get('DOCA_EMU_APT_SOURCES', '/etc/apt/sources.list.d')
     for package in packages:
         for repo_id, directory in package['repos']:
             with open(os.path.join(reposdir, repo_id + '.repo'), 'w') as handle:
                 handle.write('[%s]\nname=%s\nbaseurl=file://%s\nenabled=1\ngpgcheck=0\n' % (repo_id, repo_id, directory))
+        for source_id, directory in package['sources']:
+            with open(os.path.join(sources, source_id + '.list'), 'w') as handle:
+                handle.write('deb [trusted=yes] file:%s ./\n' % directory)
         for dest, src in package['files']:
             if not os.path.isdir(os.path.dirname(dest)):
                 os.makedirs(os.path.dirname(dest))
@@ -149,7 +171,77 @@ def dnf(args):
             have.append(package['name'])
     with open(state('installed'), 'w') as handle:
         handle.write(''.join(name + '\n' for name in have))
-    log('dnf install %s' % ' '.join(p['name'] for p in packages))
+
+
+def dpkg_query(args):
+    """dpkg-query -W -f=FORMAT NAME...: only ${Status} is expanded, as the role asks."""
+    fmt = [a for a in args if a.startswith('-f=')]
+    names = [a for a in args if not a.startswith('-')]
+    if '-W' not in args or len(fmt) != 1 or not names:
+        sys.stderr.write('dpkg-query emulator: only "dpkg-query -W -f=FORMAT NAME..." is emulated\n')
+        return 2
+    template = fmt[0][3:].replace('\\n', '\n')
+    have = installed()
+    rc = 0
+    for name in names:
+        if name in have:
+            sys.stdout.write(template.replace('${Status}', 'install ok installed'))
+        else:
+            sys.stderr.write('dpkg-query: no packages found matching %s\n' % name)
+            rc = 1
+    return rc
+
+
+APT_HEADER = 'Reading package lists...\nBuilding dependency tree...\nReading state information...\n'
+
+
+def apt_get(args):
+    """apt-get update (reads the file: sources into the package lists) and
+    apt-get install -y ARG... (a name from those lists, or a .deb path)."""
+    words = [a for a in args if not a.startswith('-')]
+    lists = state('apt-lists.json')
+    if words == ['update']:
+        available = {}
+        sources = os.environ.get('DOCA_EMU_APT_SOURCES', '/etc/apt/sources.list.d')
+        for name in sorted(os.listdir(sources)) if os.path.isdir(sources) else []:
+            with open(os.path.join(sources, name)) as handle:
+                for line in handle:
+                    match = re.match(r'^deb (?:\[[^]]*\] )?file:(\S+) ', line)
+                    if match and os.path.isdir(match.group(1)):
+                        for deb in sorted(os.listdir(match.group(1))):
+                            if deb.endswith('.deb'):
+                                available[deb[:-4]] = os.path.join(match.group(1), deb)
+        with open(lists, 'w') as handle:
+            json.dump(available, handle, sort_keys=True)
+        log('apt-get update')
+        sys.stdout.write('Reading package lists...\n')
+        return 0
+    if not words or words[0] != 'install' or '-y' not in args:
+        sys.stderr.write('apt-get emulator: only "apt-get update" and "apt-get install -y" are emulated\n')
+        return 2
+    try:
+        with open(lists) as handle:
+            available = json.load(handle)
+    except (IOError, OSError):
+        available = {}
+    sys.stdout.write('Reading package lists...\n')
+    packages = []
+    for spec in words[1:]:
+        if '/' in spec:
+            if not (spec.endswith('.deb') and os.path.exists(spec)):
+                sys.stderr.write('E: Unsupported file %s given on commandline\n' % spec)
+                return 100
+            path = spec
+        elif spec in available:
+            path = available[spec]
+        else:
+            sys.stdout.write(APT_HEADER[len('Reading package lists...\n'):])
+            sys.stderr.write('E: Unable to locate package %s\n' % spec)
+            return 100
+        packages.append(read_package(path))
+    sys.stdout.write(APT_HEADER[len('Reading package lists...\n'):])
+    unpack(packages)
+    log('apt-get install %s' % ' '.join(p['name'] for p in packages))
     return 0
 
 
@@ -163,7 +255,7 @@ def openibd(args):
     return 1
 
 
-TOOLS = {'rpm': rpm, 'dnf': dnf, 'openibd': openibd}
+TOOLS = {'rpm': rpm, 'dnf': dnf, 'dpkg-query': dpkg_query, 'apt-get': apt_get, 'openibd': openibd}
 
 
 def main(argv):

@@ -163,3 +163,91 @@ def test_packages_from_a_file_and_a_failing_dnf(world, monkeypatch):
     params = {'packages': [{'name': 'doca-host', 'src': '/tmp/doca-host-3.3.0-088000_26.01_rhel9.x86_64.rpm'}]}
     result, failed, calls = run_module(doca_host_packages.main, params, table, monkeypatch)
     assert failed and result['msg'].endswith('failed (rc 1): Error: nothing provides jsoncpp')
+
+
+DEB = '/var/tmp/offload-testbed/doca-host_3.3.0-088000-26.01-ubuntu2404_amd64.deb'
+STATUS = '-f=${Status}\\n'
+
+
+@pytest.fixture
+def apt_host(monkeypatch):
+    def get_bin_path(self, name, required=False, opt_dirs=None):
+        return '/usr/bin/' + name if name in ('dpkg-query', 'apt-get') else None
+
+    monkeypatch.setattr(basic.AnsibleModule, 'get_bin_path', get_bin_path)
+
+
+def dpkg_query(state, name):
+    """dpkg-query -W as dpkg answers: installed, or rc 1 and a message on stderr."""
+    def answer(calls):
+        if name in state['installed']:
+            return (0, 'install ok installed\n', '')
+        return (1, '', 'dpkg-query: no packages found matching %s\n' % name)
+    return answer
+
+
+def test_apt_updates_the_cache_then_installs_only_the_missing(apt_host, monkeypatch):
+    state = {'installed': {'doca-host'}, 'updated': 0}
+
+    def update(calls):
+        state['updated'] += 1
+        return (0, 'Reading package lists...\n', '')
+
+    def install(calls):
+        state['installed'].update(['doca-networking', 'linux-headers-6.8.0-60-generic'])
+        return (0, '', '')
+
+    names = ['doca-host', 'doca-networking', 'linux-headers-6.8.0-60-generic']
+    table = dict((('/usr/bin/dpkg-query', '-W', STATUS, name), dpkg_query(state, name)) for name in names)
+    table[('/usr/bin/apt-get', 'update')] = update
+    table[('/usr/bin/apt-get', 'install', '-y', 'doca-networking', 'linux-headers-6.8.0-60-generic')] = install
+    params = {'names': names, 'update_cache': True}
+    # auto finds no dnf or yum, but apt-get
+    result, failed, calls = run_module(doca_host_packages.main, dict(params, _ansible_check_mode=True, _ansible_diff=True), table, monkeypatch)
+    assert not failed and result['changed'] and result['manager'] == 'apt'
+    assert result['commands'] == ['/usr/bin/apt-get update', '/usr/bin/apt-get install -y doca-networking linux-headers-6.8.0-60-generic']
+    assert result['diff'] == {'before': 'doca-networking\nlinux-headers-6.8.0-60-generic\n', 'after': 'doca-networking\nlinux-headers-6.8.0-60-generic\n'}
+    assert state == {'installed': {'doca-host'}, 'updated': 0}
+    result, failed, calls = run_module(doca_host_packages.main, params, table, monkeypatch)
+    assert not failed and result['changed'] and state['updated'] == 1
+    assert calls[3:5] == [('/usr/bin/apt-get', 'update'), ('/usr/bin/apt-get', 'install', '-y', 'doca-networking', 'linux-headers-6.8.0-60-generic')]
+    # nothing missing: no apt-get update either
+    result, failed, calls = run_module(doca_host_packages.main, params, table, monkeypatch)
+    assert not failed and not result['changed'] and result['commands'] == [] and state['updated'] == 1
+    assert all(call[0] == '/usr/bin/dpkg-query' for call in calls)
+
+
+def test_apt_installs_a_local_deb_by_path_and_reports_apt_errors(apt_host, monkeypatch):
+    state = {'installed': set()}
+    table = {
+        ('/usr/bin/dpkg-query', '-W', STATUS, 'doca-host'): dpkg_query(state, 'doca-host'),
+        ('/usr/bin/apt-get', 'install', '-y', DEB): (100, 'Reading package lists...\n', 'E: Unsupported file %s given on commandline\n' % DEB),
+    }
+    params = {'manager': 'apt', 'packages': [{'name': 'doca-host', 'src': DEB}]}
+    result, failed, calls = run_module(doca_host_packages.main, params, table, monkeypatch)
+    assert failed
+    assert result['msg'] == '/usr/bin/apt-get install -y %s failed (rc 100): E: Unsupported file %s given on commandline' % (DEB, DEB)
+
+
+def test_apt_that_installs_nothing_is_caught(apt_host, monkeypatch):
+    state = {'installed': set()}
+    table = {
+        ('/usr/bin/dpkg-query', '-W', STATUS, 'doca-networking'): dpkg_query(state, 'doca-networking'),
+        ('/usr/bin/apt-get', 'install', '-y', 'doca-networking'): (0, '', ''),
+    }
+    result, failed, calls = run_module(doca_host_packages.main, {'manager': 'apt', 'names': ['doca-networking']}, table, monkeypatch)
+    assert failed and result['msg'] == 'apt-get returned 0 but the package database still does not know doca-networking'
+
+
+def test_apt_refuses_dnf_repository_options(apt_host, monkeypatch):
+    state = {'installed': set()}
+    table = {('/usr/bin/dpkg-query', '-W', STATUS, 'doca-networking'): dpkg_query(state, 'doca-networking')}
+    params = {'manager': 'apt', 'names': ['doca-networking'], 'enablerepo': ['doca']}
+    result, failed, calls = run_module(doca_host_packages.main, params, table, monkeypatch)
+    assert failed and result['msg'] == 'disablerepo and enablerepo are dnf options; with manager=apt leave them empty'
+
+
+def test_auto_without_any_package_manager(monkeypatch):
+    monkeypatch.setattr(basic.AnsibleModule, 'get_bin_path', lambda self, name, required=False, opt_dirs=None: None)
+    result, failed, calls = run_module(doca_host_packages.main, {'names': ['x']}, {}, monkeypatch)
+    assert failed and result['msg'] == 'found neither dnf/yum nor apt-get on PATH; set manager to dnf or apt' and calls == []

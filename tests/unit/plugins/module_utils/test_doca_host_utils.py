@@ -108,3 +108,25 @@ def test_repo_file_text():
     assert dh.repo_file_text('doca-kernel-5.14.0-611.47.1.sl9_7.2.x86_64', 'file:///m/5.14.0-611.47.1.sl9_7^2.x86_64') == (
         '[doca-kernel-5.14.0-611.47.1.sl9_7.2.x86_64]\nname=DOCA kernel (kernel 5.14.0-611.47.1.sl9_7.2.x86_64)\n'
         'baseurl=file:///m/5.14.0-611.47.1.sl9_7^2.x86_64\nenabled=1\ngpgcheck=0\n')
+
+
+# dpkg-query -W -f='${Status}\n' NAME, as dpkg 1.21 (Debian 12) answers.
+@pytest.mark.parametrize('rc, out, installed', [
+    (0, 'install ok installed\n', True),
+    (0, 'hold ok installed\n', True),
+    # removed, its configuration kept (dpkg -r)
+    (0, 'deinstall ok config-files\n', False),
+    # never installed or purged: "dpkg-query: no packages found matching NAME" on stderr
+    (1, '', False),
+    (0, 'install ok half-configured\n', False),
+])
+def test_dpkg_installed(rc, out, installed):
+    assert dh.dpkg_installed(rc, out) is installed
+
+
+def test_apt_install_argument_is_a_path_or_the_name():
+    assert dh.apt_install_argument({'name': 'doca-networking', 'src': None}) == 'doca-networking'
+    assert dh.apt_install_argument({'name': 'doca-host', 'src': '/var/tmp/doca-host_3.3.0-088000-26.01-ubuntu2404_amd64.deb'}) \
+        == '/var/tmp/doca-host_3.3.0-088000-26.01-ubuntu2404_amd64.deb'
+    # apt-get reads an argument without "/" as a package name
+    assert dh.apt_install_argument({'name': 'doca-host', 'src': 'doca-host.deb'}) == './doca-host.deb'
