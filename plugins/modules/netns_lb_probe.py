@@ -69,6 +69,12 @@ options:
     description: Seconds to wait for each answer.
     type: float
     default: 5.0
+  retries:
+    description:
+      - Over UDP, how many times a datagram whose answer has not come back is sent again from the same socket (the same
+        flow through the load balancer), spread evenly over O(timeout). TCP retransmits by itself and ignores this.
+    type: int
+    default: 4
   min_per_backend:
     description: Answers every backend must give.
     type: int
@@ -103,6 +109,11 @@ answered:
   returned: always
   type: int
   sample: 30
+resent:
+  description: UDP datagrams sent again because their answer was late (0 over TCP).
+  returned: always
+  type: int
+  sample: 0
 attempts:
   description: Attempts made.
   returned: always
@@ -140,10 +151,10 @@ except (socket.timeout, OSError):
 """
 
 CLIENT = r"""
-import json, socket, sys
-proto, vip, port, count, timeout = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
+import json, socket, sys, time
+proto, vip, port, count, timeout, retries = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6])
 fam = socket.AF_INET6 if ":" in vip else socket.AF_INET
-hits, answered = {}, 0
+hits, answered, resent = {}, 0, 0
 for i in range(count):
     try:
         if proto == "tcp":
@@ -155,16 +166,29 @@ for i in range(count):
                     break
                 got += chunk
         else:
-            s = socket.socket(fam, socket.SOCK_DGRAM); s.settimeout(timeout)
-            s.sendto(b"hello %d" % i, (vip, port))
-            got, _peer = s.recvfrom(256)
+            # One socket per attempt (a new flow through the load balancer); a
+            # datagram whose answer is late is sent again from the same socket,
+            # `retries` times over `timeout`, so it stays the same flow.
+            s = socket.socket(fam, socket.SOCK_DGRAM)
+            end, got = time.monotonic() + timeout, b""
+            for copy in range(retries + 1):
+                left = end - time.monotonic()
+                if left <= 0:
+                    break
+                s.sendto(b"hello %d" % i, (vip, port)); resent += copy > 0
+                s.settimeout(min(left, timeout / (retries + 1)))
+                try:
+                    got, _peer = s.recvfrom(256)
+                    break
+                except socket.timeout:
+                    pass
         s.close()
     except OSError:
         continue
     if got:
         answered += 1
         hits[got.decode()] = hits.get(got.decode(), 0) + 1
-print(json.dumps({"hits": hits, "answered": answered, "attempts": count}))
+print(json.dumps({"hits": hits, "answered": answered, "attempts": count, "resent": resent}))
 """
 
 DRIVER = r"""
@@ -184,7 +208,8 @@ try:
             break
     if not out["error"]:
         c = subprocess.run(in_netns(job["client_namespace"], [sys.executable, "-c", job["client"], job["protocol"], job["vip"],
-                                                              str(job["port"]), str(job["count"]), str(job["timeout"])]),
+                                                              str(job["port"]), str(job["count"]), str(job["timeout"]),
+                                                              str(job["retries"])]),
                            capture_output=True, universal_newlines=True, timeout=job["lifetime"])
         if c.returncode != 0:
             out["error"] = "client in namespace %s failed: %s" % (job["client_namespace"], c.stderr.strip())
@@ -211,6 +236,7 @@ def main():
             )),
             count=dict(type="int", default=30),
             timeout=dict(type="float", default=5.0),
+            retries=dict(type="int", default=4),
             min_per_backend=dict(type="int", default=1),
             min_ratio=dict(type="float", default=1.0),
         ),
@@ -219,6 +245,8 @@ def main():
     p = module.params
     if p["count"] < 1 or not 1 <= p["port"] <= 65535 or not p["backends"]:
         module.fail_json(msg="count must be at least 1, port within 1..65535, and backends not empty")
+    if p["retries"] < 0 or p["timeout"] <= 0:
+        module.fail_json(msg="retries must be 0 or more and timeout above 0 (got retries=%s, timeout=%s)" % (p["retries"], p["timeout"]))
     job = dict(p, server=SERVER, client=CLIENT, lifetime=p["timeout"] * (p["count"] + 5))
     rc, out, err = module.run_command([sys.executable, "-c", DRIVER, json.dumps(job)])
     if rc != 0:
@@ -228,7 +256,7 @@ def main():
         module.fail_json(msg=outcome["error"])
     client = outcome["client"]
     hits = dict((b["namespace"], client["hits"].get(b["namespace"], 0)) for b in p["backends"])
-    result = dict(changed=False, hits=hits, answered=client["answered"], attempts=client["attempts"])
+    result = dict(changed=False, hits=hits, answered=client["answered"], attempts=client["attempts"], resent=client["resent"])
     starved = sorted(ns for ns, n in hits.items() if n < p["min_per_backend"])
     if starved or client["answered"] < p["min_ratio"] * client["attempts"]:
         module.fail_json(msg="%s %s:%d: %d of %d attempts answered; backends below %d answers: %s" % (
