@@ -12,6 +12,9 @@ Each frame of the ring lives once in one contiguous buffer; the ``mmsghdr``
 array is laid out twice (entries ``i`` and ``i + n`` point at the same frame)
 so any batch starting anywhere in the ring is one contiguous slice and one
 system call. ctypes releases the GIL during the call.
+
+:func:`open_latency_socket`: the receive side of flow stats, an AF_PACKET
+socket whose classic BPF filter keeps everything but trailer frames in the kernel.
 """
 import array
 import ctypes
@@ -34,6 +37,8 @@ ETH_P_ALL = 0x0003
 ETH_P_ARP = 0x0806
 ETH_P_IPV6 = 0x86DD
 PACKET_OUTGOING = 4
+SO_ATTACH_FILTER = 26
+SKF_AD_PKTTYPE = 0xFFFFF004  # SKF_AD_OFF (-0x1000) + SKF_AD_PKTTYPE (4): the ancillary "packet type" word
 CLONE_NEWNET = 0x40000000
 MAX_BATCH = 1024  # UIO_MAXIOV
 
@@ -87,6 +92,47 @@ def open_tx_socket(iface):
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 * 1024 * 1024)
     except OSError:
         pass
+    return sock
+
+
+class SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+
+
+class SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_uint16), ("filter", ctypes.c_void_p)]
+
+
+# classic BPF: drop what this host sends (PACKET_OUTGOING), pass frames whose byte at (length - 16) is 0xAB
+TRAILER_BPF = (
+    (0x20, 0, 0, SKF_AD_PKTTYPE),   # ld [pkttype]
+    (0x15, 6, 0, PACKET_OUTGOING),  # jeq #PACKET_OUTGOING, drop
+    (0x80, 0, 0, 0),                # ld len
+    (0x14, 0, 0, 16),               # sub #16
+    (0x07, 0, 0, 0),                # tax
+    (0x50, 0, 0, 0),                # ldb [x + 0]  (out of the frame: the filter returns 0)
+    (0x15, 0, 1, 0xAB),             # jeq #0xab, pass, drop
+    (0x06, 0, 0, 0x40000),          # pass: ret #262144
+    (0x06, 0, 0, 0),                # drop: ret #0
+)
+
+
+def open_latency_socket(iface):
+    """An AF_PACKET socket on ``iface`` that only receives incoming frames carrying a flow-stats trailer.
+
+    The filter runs in the kernel, so the data traffic never reaches Python; it
+    is attached before the socket is bound to a protocol, so no unfiltered frame
+    is queued in between.
+    """
+    sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
+    try:
+        prog = (SockFilter * len(TRAILER_BPF))(*[SockFilter(*ins) for ins in TRAILER_BPF])
+        fprog = SockFprog(len(TRAILER_BPF), ctypes.addressof(prog))
+        sock.setsockopt(socket.SOL_SOCKET, SO_ATTACH_FILTER, bytes(memoryview(fprog)))
+        sock.bind((iface, ETH_P_ALL))
+    except OSError:
+        sock.close()
+        raise
     return sock
 
 

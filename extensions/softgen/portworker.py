@@ -16,8 +16,17 @@ JSON events out (one object per line).
 - ARP: replies for the port's IPv4 address (``set_l3``), resolves the
   gateway (ARP requests until a reply, then reports the MAC), and answers
   IPv6 neighbour solicitations for the port's IPv6 address (NS -> NA).
+- Flow stats / latency (streams with ``flow_stats`` enabled): each frame gets
+  the 16-byte trailer of :mod:`softgen.latency` (sequence number and send
+  time) and is sent on its own with ``send()`` from the same TX loop and
+  credit bucket, so these streams are meant for low rates (TRex's latency
+  streams typically run at 1,000 pps). A receive socket with a kernel BPF
+  filter passes only incoming frames whose byte at length - 16 is 0xAB, so
+  the data traffic never reaches Python. Per pg_id TX and RX counters and
+  latency figures go to the server inside the ``stats`` event (``pg``).
 - ``iface`` ``null`` (or ``null0``...) is a sink without a socket: frames are
-  counted as sent at the requested rate (protocol tests without namespaces).
+  counted as sent at the requested rate (protocol tests without namespaces);
+  it has no RX.
 """
 import argparse
 import base64
@@ -34,6 +43,7 @@ import time
 
 from softgen import fastio
 from softgen.fieldengine import DEFAULT_RING_CAP, FieldEngineError, build_ring
+from softgen.latency import LatencyStats, unpack_trailer, write_trailer
 
 SIOCGIFHWADDR = 0x8927
 FCS = 4
@@ -86,7 +96,7 @@ class NullSink:
     def fileno():
         return -1
 
-    def send(self, data):
+    def send(self, data, _flags=0):
         return len(data)
 
     def close(self):
@@ -105,6 +115,7 @@ class TxStream:
         self.isg = float(spec.get("isg", 0)) / 1e6
         self.next_id = spec.get("next", -1)
         self.self_start = spec.get("self_start", True)
+        self.hw_id = spec["pg"]["hw_id"] if spec.get("pg") else None
         self.burst = None
         self.bursts = 1
         self.ibg = 0.0
@@ -137,6 +148,12 @@ class PortWorker:
         self.cmds = queue.Queue()
         self.quit = threading.Event()
         self.counters = {"opackets": 0, "obytes": 0, "oerrors": 0}
+        # flow stats: per hw_id TX [packets, bytes] and RX LatencyStats, reset together by "pg_clear"
+        self.pg_lock = threading.Lock()
+        self.pg_gen = 0
+        self.pg_tx = {}
+        self.pg_rx = {}
+        self.flow_seq = {}
         if self.null:
             self.mac = "02:00:00:00:00:%02x" % (hash(iface) & 0xFF)
             self.tx = NullSink()
@@ -181,10 +198,15 @@ class PortWorker:
             rx_pkts = cur[1] - self.rx_base[1]
             tx_drop = cur[4] - self.rx_base[4]
         times = os.times()
-        return {"ev": "stats", "ts": time.monotonic(), "opackets": self.counters["opackets"],
-                "obytes": self.counters["obytes"], "oerrors": self.counters["oerrors"] + tx_drop,
-                "ipackets": rx_pkts, "ibytes": rx_bytes + FCS * rx_pkts, "ierrors": 0,
-                "cpu": times.user + times.system, "running": self.running and not self.paused}
+        event = {"ev": "stats", "ts": time.monotonic(), "opackets": self.counters["opackets"],
+                 "obytes": self.counters["obytes"], "oerrors": self.counters["oerrors"] + tx_drop,
+                 "ipackets": rx_pkts, "ibytes": rx_bytes + FCS * rx_pkts, "ierrors": 0,
+                 "cpu": times.user + times.system, "running": self.running and not self.paused}
+        with self.pg_lock:
+            if self.pg_tx or self.pg_rx:
+                event["pg"] = {"gen": self.pg_gen, "tx": {str(hw): list(c) for hw, c in self.pg_tx.items()},
+                               "rx": {str(hw): acc.snapshot() for hw, acc in self.pg_rx.items()}}
+        return event
 
     def stats_loop(self):
         while not self.quit.wait(STATS_INTERVAL):
@@ -295,6 +317,43 @@ class PortWorker:
         finally:
             sock.close()
 
+    def latency_rx_loop(self):
+        """Account every frame the trailer filter lets through (the receive time is taken right after recvfrom)."""
+        try:
+            sock = fastio.open_latency_socket(self.iface)
+        except OSError as exc:
+            self.emit(ev="error", msg="flow stats RX unavailable: {0}".format(exc))
+            return
+        sock.settimeout(0.5)
+        try:
+            while not self.quit.is_set():
+                try:
+                    data, addr = sock.recvfrom(65536)
+                except socket.timeout:
+                    continue
+                except OSError:
+                    break
+                now = time.monotonic_ns()
+                trailer = unpack_trailer(data)
+                if trailer is None or addr[2] == fastio.PACKET_OUTGOING:
+                    continue
+                flow_seq, hw_id, seq, stamp = trailer
+                with self.pg_lock:
+                    acc = self.pg_rx.get(hw_id)
+                    if acc is None:
+                        acc = self.pg_rx[hw_id] = LatencyStats()
+                    acc.add(flow_seq, seq, (now - stamp) / 1000.0, len(data) + FCS)
+        finally:
+            sock.close()
+
+    def pg_clear(self, gen, hw_ids):
+        """Reset the flow stats of ``hw_ids`` (all when None); later reports carry ``gen``."""
+        with self.pg_lock:
+            self.pg_gen = gen
+            for table in (self.pg_tx, self.pg_rx):
+                for hw_id in list(table) if hw_ids is None else hw_ids:
+                    table.pop(hw_id, None)
+
     def emit_rx(self, data):
         self.emit(ev="rx", ts=time.time(), data=base64.b64encode(data).decode())
 
@@ -352,6 +411,8 @@ class PortWorker:
             self.ipv6 = socket.inet_pton(socket.AF_INET6, cmd["src"]) if cmd.get("src") else None
         elif kind == "capture":
             self.set_capture(bool(cmd.get("on")))
+        elif kind == "pg_clear":
+            self.pg_clear(int(cmd.get("gen", 0)), cmd.get("hw_ids"))
         elif kind == "push":
             for pkt in cmd.get("pkts", []):
                 frame = base64.b64decode(pkt)
@@ -375,10 +436,14 @@ class PortWorker:
 
     def start(self, cmd):
         self.close_rings()
+        flows = {}
         try:
             for spec in cmd["streams"]:
                 frames = build_ring(base64.b64decode(spec["packet"]), spec.get("vm"), self.ring_cap, spec.get("seed"))
-                ring = NullRing(frames) if self.null else self.make_ring(frames)
+                if spec.get("pg"):
+                    ring = TrailerRing(frames, self.tx, self.new_flow(flows, spec["pg"]["hw_id"]))
+                else:
+                    ring = NullRing(frames) if self.null else self.make_ring(frames)
                 self.streams[spec["id"]] = TxStream(spec, ring)
         except (FieldEngineError, ValueError, KeyError) as exc:
             self.emit(ev="error", msg="start failed: {0}".format(exc))
@@ -396,6 +461,16 @@ class PortWorker:
         self.paused = False
         self.emit(ev="started", rings={str(k): s.ring.count for k, s in self.streams.items()})
 
+    def new_flow(self, flows, hw_id):
+        """The trailer state [flow_seq, hw_id, next seq] of ``hw_id`` for this start: flow_seq + 1, seq from 0.
+
+        Streams of one pg_id on this port share it (``flows``), so seq counts per pg_id.
+        """
+        if hw_id not in flows:
+            self.flow_seq[hw_id] = (self.flow_seq.get(hw_id, 0) + 1) & 0xFF
+            flows[hw_id] = [self.flow_seq[hw_id], hw_id, 0]
+        return flows[hw_id]
+
     # ---------------------------------------------------------------- TX loop
     def _send(self, stream, n):
         try:
@@ -407,6 +482,11 @@ class PortWorker:
             return 0
         self.counters["opackets"] += sent
         self.counters["obytes"] += nbytes + FCS * sent
+        if stream.hw_id is not None and sent:
+            with self.pg_lock:
+                counts = self.pg_tx.setdefault(stream.hw_id, [0, 0])
+                counts[0] += sent
+                counts[1] += nbytes + FCS * sent
         return sent
 
     def _finish_burst(self, stream, now, finished):
@@ -475,6 +555,7 @@ class PortWorker:
             threads.append(threading.Thread(target=self.rx_loop, args=(fastio.ETH_P_ARP, self.handle_arp), daemon=True))
             threads.append(threading.Thread(target=self.rx_loop, args=(fastio.ETH_P_IPV6, self.handle_ipv6), daemon=True))
             threads.append(threading.Thread(target=self.resolver_loop, daemon=True))
+            threads.append(threading.Thread(target=self.latency_rx_loop, daemon=True))
         for thread in threads:
             thread.start()
         self.emit(ev="hello", mac=self.mac, speed=10, pid=os.getpid())
@@ -510,6 +591,38 @@ class NullRing:
             nbytes += self.lengths[self.pos]
             self.pos = (self.pos + 1) % self.count
         return n, nbytes
+
+
+class TrailerRing:
+    """Frames of a flow-stats stream: each send takes the field engine's next frame, writes the trailer
+    (flow_seq, hw_id, next seq, send time) into its last 16 bytes, fixes the L4 checksum and sends it
+    with ``send()`` on the port's socket (the null port's sink counts it)."""
+
+    def __init__(self, frames, sock, flow):
+        self.frames = frames
+        self.count = len(frames)
+        self.sock = sock
+        self.flow = flow
+        self.pos = 0
+
+    def send(self, _fd, n):
+        """Send up to ``n`` frames; return (frames, bytes). Raises OSError only when none was sent."""
+        sent = nbytes = 0
+        flow_seq, hw_id, seq = self.flow
+        for _i in range(min(n, fastio.MAX_BATCH)):
+            buf = bytearray(self.frames[self.pos])
+            write_trailer(buf, flow_seq, hw_id, seq + sent, time.monotonic_ns())
+            try:
+                self.sock.send(buf, socket.MSG_DONTWAIT)
+            except OSError:
+                if not sent:
+                    raise
+                break
+            sent += 1
+            nbytes += len(buf)
+            self.pos = (self.pos + 1) % self.count
+        self.flow[2] = seq + sent
+        return sent, nbytes
 
 
 def main(argv=None):

@@ -24,6 +24,7 @@ import zlib
 import zmq
 
 from softgen.fieldengine import DEFAULT_RING_CAP, FieldEngineError, Program
+from softgen.latency import TRAILER_LEN, RateMeter, merge_latency, trailer_room
 
 LOG = logging.getLogger("softgen")
 
@@ -146,6 +147,12 @@ class Port:
         self.cpu = 0.0
         self.history = []
         self.rates = {"tx_pps": 0.0, "rx_pps": 0.0, "tx_bps": 0.0, "rx_bps": 0.0, "cpu_util": 0.0}
+        # flow stats reported by the worker (per hw_id): TX [packets, bytes], RX snapshots, rates, max since last read
+        self.pg_gen = 0
+        self.pg_tx = {}
+        self.pg_rx = {}
+        self.pg_rates = {}
+        self.pg_last_max = {}
         self.proc = None
         self.hello = threading.Event()
         self.last_error = None
@@ -210,6 +217,45 @@ class Port:
                               "rx_bps": 8.0 * (self.counters["ibytes"] - first[4]) / span,
                               "cpu_util": min(100.0, 100.0 * (event.get("cpu", 0.0) - first[5]) / span)}
 
+    def update_pg(self, report, now):
+        """Take the worker's flow stats (``pg`` of its stats event) unless they predate the last clear."""
+        with self.lock:
+            if report.get("gen") != self.pg_gen:
+                return
+            self.pg_tx = {int(hw): counts for hw, counts in report.get("tx", {}).items()}
+            self.pg_rx = {int(hw): snap for hw, snap in report.get("rx", {}).items()}
+            for hw_id in set(self.pg_tx) | set(self.pg_rx):
+                tx = self.pg_tx.get(hw_id, (0, 0))
+                rx = self.pg_rx.get(hw_id, {"rp": 0, "rb": 0})
+                self.pg_rates.setdefault(hw_id, RateMeter(RATE_WINDOW)).add(now, (tx[0], tx[1], rx["rp"], rx["rb"]))
+            for hw_id, snap in self.pg_rx.items():
+                self.pg_last_max[hw_id] = max(self.pg_last_max.get(hw_id, 0.0), snap["wmax"])
+
+    def pg_stats(self, hw_id, reset_last_max):
+        """(tx packets, tx bytes, rx packets, rx bytes), their rates, the RX snapshot or None, and the max latency
+        since the previous read of ``hw_id`` on this port."""
+        with self.lock:
+            tx = self.pg_tx.get(hw_id, (0, 0))
+            snap = self.pg_rx.get(hw_id)
+            counts = (tx[0], tx[1], snap["rp"] if snap else 0, snap["rb"] if snap else 0)
+            meter = self.pg_rates.get(hw_id)
+            rates = meter.rates() if meter else (0.0,) * 4
+            last_max = self.pg_last_max.pop(hw_id, 0.0) if reset_last_max else self.pg_last_max.get(hw_id, 0.0)
+        return counts, rates, snap, last_max
+
+    def pg_clear(self, hw_ids=None):
+        """Forget the flow stats of ``hw_ids`` (all when None) here and in the worker."""
+        with self.lock:
+            self.pg_gen += 1
+            for table in (self.pg_tx, self.pg_rx, self.pg_rates, self.pg_last_max):
+                for hw_id in list(table) if hw_ids is None else hw_ids:
+                    table.pop(hw_id, None)
+            gen = self.pg_gen
+        try:
+            self.send(cmd="pg_clear", gen=gen, hw_ids=hw_ids)
+        except RpcError:
+            pass  # a worker that is gone reports nothing more
+
     def stats(self):
         with self.lock:
             values = {key: self.counters[key] - self.offsets[key] for key in COUNTERS}
@@ -267,6 +313,9 @@ class SoftGenServer:
 
     def __init__(self, ports, rpc_port=4501, pub_port=4500, bind="127.0.0.1", ring_cap=DEFAULT_RING_CAP):
         self.ports = [Port(i, name, netns, iface) for i, (name, netns, iface) in enumerate(ports)]
+        # pg_id -> {"latency": bool, "ver": ver_id, "streams": {(port, stream id), ...}}
+        self.pgids = {}
+        self.next_ver = 1
         self.rpc_addr = "tcp://{0}:{1}".format(bind, rpc_port)
         self.pub_addr = "tcp://{0}:{1}".format(bind, pub_port)
         self.ring_cap = ring_cap
@@ -416,6 +465,8 @@ class SoftGenServer:
         kind = event.get("ev")
         if kind == "stats":
             port.update_counters(event)
+            if "pg" in event:
+                port.update_pg(event["pg"], event.get("ts", time.monotonic()))
         elif kind == "hello":
             port.mac = event.get("mac", port.mac)
             port.speed_gbps = event.get("speed", port.speed_gbps)
@@ -611,14 +662,106 @@ class SoftGenServer:
         targets = [self.port_of(params)] if "port_id" in params else self.ports
         for port in targets:
             port.clear()
+            port.pg_clear()
         return {}
 
+    # ================================================================ flow stats / latency
+    # TRex's per pg_id statistics: streams with "flow_stats" enabled carry the
+    # trailer of softgen.latency (hw_id = pg_id & 0xFFFF); every port counts
+    # what it sent and received per hw_id. Bytes include the 4-byte FCS, like
+    # the port counters. A latency pg_id belongs to one stream (as in TRex).
+    def _pg_register(self, port, sid, stream):
+        """Validate ``stream["flow_stats"]`` and, when enabled, record the stream under its pg_id."""
+        flow_stats = _param(stream, "flow_stats", "object", {})
+        if not _param(flow_stats, "enabled", "bool", False):
+            return
+        pg_id = _param(flow_stats, "stream_id", "uint")
+        rule = _param(flow_stats, "rule_type", "string", "stats")
+        if pg_id > 0xFFFFFFFF:
+            raise parse_err("'stream_id' (pg_id) {0} does not fit in 32 bits".format(pg_id))
+        if rule not in ("stats", "latency"):
+            raise parse_err("unknown flow_stats rule_type '{0}' (expecting 'stats' or 'latency')".format(rule))
+        pkt = base64.b64decode(stream["packet"]["binary"])
+        if not trailer_room(pkt):
+            raise exec_err("packet of {0} bytes is too small for flow stats (pg_id {1}): it needs room for a {2}-byte "
+                           "trailer after the L4 header".format(len(pkt), pg_id, TRAILER_LEN))
+        entry = self.pgids.get(pg_id)
+        if entry is not None:
+            if entry["latency"] != (rule == "latency"):
+                raise exec_err("pg_id {0} is already used with a different rule_type".format(pg_id))
+            if entry["latency"]:
+                raise exec_err("pg_id {0} is already used: a latency pg_id belongs to one stream".format(pg_id))
+        else:
+            for other in self.pgids:
+                if other & 0xFFFF == pg_id & 0xFFFF:
+                    raise exec_err("pg_id {0} and pg_id {1} share hw_id {2} (pg_id & 0xFFFF)".format(
+                        pg_id, other, pg_id & 0xFFFF))
+            entry = self.pgids[pg_id] = {"latency": rule == "latency", "ver": self.next_ver, "streams": set()}
+            self.next_ver += 1
+        entry["streams"].add((port.index, sid))
+
+    def _pg_unregister(self, port, sids):
+        """Drop the streams ``sids`` of ``port``; a pg_id without streams is forgotten with its counters."""
+        for pg_id, entry in list(self.pgids.items()):
+            entry["streams"] -= {(port.index, sid) for sid in sids}
+            if not entry["streams"]:
+                del self.pgids[pg_id]
+                for each in self.ports:
+                    each.pg_clear([pg_id & 0xFFFF])
+
+    @staticmethod
+    def _pg_id_of(stream):
+        flow_stats = stream.get("flow_stats") or {}
+        return flow_stats.get("stream_id") if flow_stats.get("enabled") else None
+
     def rpc_get_active_pgids(self, _params):
-        return {"ids": {"latency": [], "flow_stats": []}}
+        ids = {"latency": [], "flow_stats": []}
+        for pg_id, entry in sorted(self.pgids.items()):
+            ids["latency" if entry["latency"] else "flow_stats"].append(pg_id)
+        return {"ids": ids}
 
     def rpc_get_pgid_stats(self, params):
-        _param(params, "pgids", "array")
-        return {"flow_stats": {}, "latency": {}, "ver_id": {}}
+        wanted = _param(params, "pgids", "array")
+        if not all(isinstance(p, int) and not isinstance(p, bool) for p in wanted):
+            raise parse_err("'pgids' must be a list of integers")
+        flow_stats, lat_stats, ver_id = {}, {}, {}
+        known = {pg_id & 0xFFFF for pg_id in self.pgids}
+        rx_err = {}
+        received = set()
+        old_flow = bad_hdr = 0
+        for port in self.ports:
+            with port.lock:
+                snaps = dict(port.pg_rx)
+            received |= set(snaps)
+            rx_err[str(port.index)] = sum(s["rp"] for hw, s in snaps.items() if hw not in known)
+            old_flow += sum(s["old_flow"] for s in snaps.values())
+            bad_hdr += sum(s["bad_hdr"] for s in snaps.values())
+        # A pg_id asked for by id that this server does not send but its ports
+        # received is reported as a latency pg_id: the virtual lab sends from
+        # one softgen instance and receives on another, on one host and clock.
+        pg_ids = [p for p in wanted if p in self.pgids or (p & 0xFFFF) in received] if wanted else sorted(self.pgids)
+        for pg_id in pg_ids:
+            entry = self.pgids.get(pg_id, {"latency": True, "ver": 0})
+            per_port = {key: {} for key in ("tp", "tb", "rp", "rb", "tps", "tbs", "rps", "rbs")}
+            snaps = []
+            last_max = 0.0
+            for port in self.ports:
+                counts, rates, snap, port_max = port.pg_stats(pg_id & 0xFFFF, entry["latency"])
+                key = str(port.index)
+                for name, value in zip(("tp", "tb", "rp", "rb"), counts):
+                    per_port[name][key] = value
+                for name, value, scale in zip(("tps", "tbs", "rps", "rbs"), rates, (1, 8, 1, 8)):
+                    per_port[name][key] = round(value * scale, 2)  # packets/s, bits/s
+                if snap is not None:
+                    snaps.append(snap)
+                last_max = max(last_max, port_max)
+            flow_stats[str(pg_id)] = per_port
+            ver_id[str(pg_id)] = entry["ver"]
+            if entry["latency"]:
+                lat_stats[str(pg_id)] = merge_latency(snaps, last_max)
+        flow_stats["g"] = {"rx_err": rx_err, "tx_err": {str(port.index): 0 for port in self.ports}}
+        lat_stats["g"] = {"old_flow": old_flow, "bad_hdr": bad_hdr}
+        return {"flow_stats": flow_stats, "latency": lat_stats, "ver_id": ver_id}
 
     # ================================================================ port methods
     def rpc_acquire(self, params):
@@ -701,6 +844,7 @@ class SoftGenServer:
         stream.setdefault("enabled", True)
         stream.setdefault("self_start", True)
         stream_pps(stream, port.speed_gbps)
+        self._pg_register(port, sid, stream)
         port.streams[sid] = stream
         port.state = "STREAMS"
         return {}
@@ -712,12 +856,14 @@ class SoftGenServer:
         if sid not in port.streams:
             raise exec_err("stream {0} does not exist".format(sid))
         del port.streams[sid]
+        self._pg_unregister(port, [sid])
         port.state = "STREAMS" if port.streams else "IDLE"
         return {}
 
     def rpc_remove_all_streams(self, params):
         port = self.port_of(params)
         self._writable(port)
+        self._pg_unregister(port, list(port.streams))
         port.streams = {}
         port.state = "IDLE"
         return {}
@@ -781,10 +927,12 @@ class SoftGenServer:
         for sid, stream in port.streams.items():
             if not stream.get("enabled", True):
                 continue
+            pg_id = self._pg_id_of(stream)
             specs.append({"id": sid, "packet": self._frame(port, stream), "vm": stream.get("vm"),
                           "pps": stream_pps(stream, port.speed_gbps) * factor, "mode": stream["mode"],
                           "isg": stream.get("isg", 0), "next": stream.get("next_stream_id", -1),
-                          "self_start": stream.get("self_start", True), "seed": stream.get("random_seed")})
+                          "self_start": stream.get("self_start", True), "seed": stream.get("random_seed"),
+                          "pg": {"hw_id": pg_id & 0xFFFF} if pg_id is not None else None})
         port.send(cmd="start", streams=specs, duration=duration)
         port.mult = factor
         port.state = "TX"

@@ -23,8 +23,9 @@ from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
 from ansible_collections.offload.testbed.plugins.module_utils.bench_health import compare_health, health_summary
+from ansible_collections.offload.testbed.plugins.module_utils.bench_latency import has_latency, latency_points, pg_known, reference_load, summarize
 from ansible_collections.offload.testbed.plugins.module_utils.bench_profile import (
-    build_streams, check_args, fingerprint, profile, search_settings)
+    build_latency_frame, build_streams, check_args, fingerprint, profile, search_settings)
 from ansible_collections.offload.testbed.plugins.module_utils.bench_results import (
     Replay, ResumeError, Store, is_generator_limited, now, progress_line)
 from ansible_collections.offload.testbed.plugins.module_utils.search import DEFAULT_GOALS, search
@@ -36,6 +37,10 @@ HEALTH_MODULE = "offload.testbed.dut_health"
 
 class BenchError(Exception):
     """A failure with a message meant for the user."""
+
+
+class LatencyUnsupported(BenchError):
+    """The generator cannot measure latency; the run goes on without it."""
 
 
 class InvalidTrial(BenchError):
@@ -67,8 +72,8 @@ def load_client(args):
                          % (args["client"], name, sys.executable, error_text(error)))
 
 
-def to_trex_stream(api, stream):
-    """A TRex stream from ``bench_profile.build_streams`` data (rate 1 pps, scaled by start's mult)."""
+def to_trex_stream(api, stream, pps=1):
+    """A TRex stream from ``bench_profile.build_streams`` data (rate ``pps``; 1 pps is scaled by start's mult)."""
     instructions = []
     for ins in stream["vm"]:
         if ins["type"] == "flow_var":
@@ -84,7 +89,11 @@ def to_trex_stream(api, stream):
             fix.l2_len = ins["l3_offset"]
             instructions.append(fix)
     builder = api.STLPktBuilder(pkt_buffer=stream["frame"], vm=api.STLScVmRaw(instructions) if instructions else None)
-    return api.STLStream(packet=builder, mode=api.STLTXCont(pps=1))
+    return api.STLStream(packet=builder, mode=api.STLTXCont(pps=pps))
+
+
+def _us(value):
+    return "n/a" if value is None else "%.0f" % value
 
 
 class ClientOutput(io.TextIOBase):
@@ -138,6 +147,7 @@ class Generator:
         self.rx_client = None
         self.tx_ports = []
         self.rx_ports = []
+        self.streams = []
 
     def open_client(self, where, server, sync_port, async_port, ports):
         """A connected client of the server at ``server``, which must have ``ports``."""
@@ -214,6 +224,7 @@ class Generator:
         return info
 
     def load_streams(self, streams):
+        self.streams = streams
         tx_ports = []
         self.client.remove_all_streams(ports=self.args["ports"])
         for stream in streams:
@@ -246,6 +257,57 @@ class Generator:
         offered = sum(int(stats[port]["opackets"]) for port in ports)
         received = self.received() - before
         return {"offered": offered, "received": received, "achieved_load": offered / duration, "started": started}
+
+    def latency_trial(self, load, duration, frame, latency_pps, pg_id):
+        """``load`` frames/s for ``duration`` s of which ``latency_pps`` are latency frames of
+        packet group ``pg_id``; returns the trial's counters and both servers' pgid statistics.
+
+        The streams are loaded with absolute rates and started at multiplier 1
+        (a pps multiplier would scale the latency stream with the traffic);
+        the search's streams are put back afterwards.
+        """
+        client = self.client
+        ports = [port for port, _share in self.tx_ports]
+        try:
+            client.remove_all_streams(ports=self.args["ports"])
+            for stream in self.streams:
+                client.add_streams(to_trex_stream(self.api, stream, pps=(load - latency_pps) * stream["share"]), ports=[stream["port"]])
+            marker = self.api.STLStream(packet=self.api.STLPktBuilder(pkt_buffer=frame), mode=self.api.STLTXCont(pps=latency_pps),
+                                        flow_stats=self.api.STLFlowLatencyStats(pg_id=pg_id))
+            try:
+                client.add_streams(marker, ports=[ports[0]])
+            except Exception as error:  # pylint: disable=broad-except
+                raise LatencyUnsupported("the generator refused a latency stream: %s" % error_text(error))
+            client.clear_stats(ports=self.args["ports"])
+            before = self.received() if self.rx_client is not None else 0
+            started = time.time()
+            for port in ports:
+                client.start(ports=[port], mult="1", duration=duration, force=True)
+            client.wait_on_traffic(ports=ports, timeout=duration + 30)
+            if self.args["settle"]:
+                time.sleep(self.args["settle"])
+            stats = client.get_stats(ports=self.args["ports"])
+            offered = sum(int(stats[port]["opackets"]) for port in ports)
+            received = self.received() - before
+            tx_pg = client.get_pgid_stats([pg_id])
+            rx_pg = self.rx_client.get_pgid_stats([pg_id]) if self.rx_client is not None else tx_pg
+        finally:
+            self.load_streams(self.streams)
+        return {"offered": offered, "received": received, "started": started, "tx_pgid_stats": tx_pg, "rx_pgid_stats": rx_pg}
+
+    def free_pg_id(self, first):
+        """The first packet group id from ``first`` that neither server knows: a receiving server keeps
+        the counters of every group it saw (the bench never clears it), also from earlier runs."""
+        pg_id = first
+        for _attempt in range(1000):
+            try:
+                known = any(pg_known(client.get_pgid_stats([pg_id]), pg_id) for client in (self.client, self.rx_client) if client is not None)
+            except Exception as error:  # pylint: disable=broad-except
+                raise LatencyUnsupported("the generator cannot report packet-group statistics (get_pgid_stats): %s" % error_text(error))
+            if not known:
+                return pg_id
+            pg_id += 1
+        raise LatencyUnsupported("packet group ids %d..%d are all in use on the generator; set latency_pg_id elsewhere" % (first, pg_id - 1))
 
     def stop(self):
         if self.client is not None:
@@ -370,8 +432,10 @@ class ActionModule(ActionBase):
             entry = store.search_entry(profile(args, size))
             if entry["status"] == "complete":
                 display.display("trex_bench %s: frame size %d already complete in %s" % (store.run_id, size, store.path))
+                generator.load_streams(streams[size])
+                self.run_latency(args, generator, store, entry, size)
                 summaries.append({"profile": entry["profile"], "goals": entry["result"]["goals"], "trial_seconds": entry["result"]["trial_seconds"],
-                                  "trials": entry["result"]["trials"]})
+                                  "trials": entry["result"]["trials"], "latency": entry.get("latency")})
                 continue
             generator.load_streams(streams[size])
             if args["warmup_duration"] > 0:
@@ -405,8 +469,59 @@ class ActionModule(ActionBase):
             display.display("trex_bench %s %d B: %s" % (store.run_id, size, ", ".join(
                 "%s %.1f pps%s" % (name, goal["lower_bound"], " (generator-limited)" if goal["generator_limited"] else "")
                 for name, goal in final["goals"].items())))
-            summaries.append({"profile": entry["profile"], "goals": final["goals"], "trial_seconds": final["trial_seconds"], "trials": final["trials"]})
+            self.run_latency(args, generator, store, entry, size)
+            summaries.append({"profile": entry["profile"], "goals": final["goals"], "trial_seconds": final["trial_seconds"], "trials": final["trials"],
+                              "latency": entry.get("latency")})
         return summaries
+
+    def run_latency(self, args, generator, store, entry, size):
+        """Latency at ``latency_loads`` x the PDR of a finished search, one trial per load, each saved as it ends.
+
+        A generator that refuses latency streams ends the latency part of the
+        run (recorded as skipped), not the run. Points already in the file
+        (a resumed run) are not measured again.
+        """
+        if not args["latency_loads"] or (entry.get("latency") or {}).get("skipped"):
+            return
+        goal, reference = reference_load(entry["result"]["goals"])
+        latency = entry.setdefault("latency", {"reference_goal": goal, "reference_load": reference, "points": [], "skipped": None})
+        if reference <= 0:
+            latency["skipped"] = "no goal has a lower bound above 0 frames/s"
+            store.save()
+            return
+        duration = args["latency_duration"] if args["latency_duration"] is not None else args["final_duration"]
+        frame = build_latency_frame(args, size)
+        done = set(point["fraction"] for point in latency["points"])
+        for point in latency_points(entry["result"]["goals"], args["latency_loads"], args["latency_pps"]):
+            if point["fraction"] in done:
+                continue
+            try:
+                # a packet group neither server has seen: the receiving server's counters are never cleared
+                pg_id = generator.free_pg_id(store.document.get("latency_next_pg_id", args["latency_pg_id"]))
+                store.document["latency_next_pg_id"] = pg_id + 1
+                store.save()
+                reply = generator.latency_trial(point["load"], duration, frame, point["latency_pps"], pg_id)
+            except LatencyUnsupported as error:
+                latency["skipped"] = str(error)
+                store.save()
+                display.warning("trex_bench %s %d B: no latency: %s" % (store.run_id, size, error))
+                return
+            if not has_latency(reply["rx_pgid_stats"], pg_id):
+                latency["skipped"] = ("the generator reported no latency statistics for packet group %d: it accepted the latency stream "
+                                      "but does not measure latency" % pg_id)
+                store.save()
+                display.warning("trex_bench %s %d B: no latency: %s" % (store.run_id, size, latency["skipped"]))
+                return
+            lost = reply["offered"] - reply["received"]
+            record = dict(point, duration=duration, pg_id=pg_id, frame_size=len(frame) + 4, offered=reply["offered"], received=reply["received"],
+                          loss_ratio=(lost / reply["offered"]) if reply["offered"] else 1.0,
+                          time=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(reply["started"])))
+            record.update(summarize(reply["tx_pgid_stats"], reply["rx_pgid_stats"], pg_id))
+            latency["points"].append(record)
+            store.save()
+            display.display("trex_bench %s %d B: latency at %.0f%% of %s (%.1f pps): min %s avg %s max %s us, 99%% <= %s us, %s of %s latency frames back" % (
+                store.run_id, size, point["fraction"] * 100, goal, point["load"], _us(record["min_us"]), _us(record["avg_us"]), _us(record["max_us"]),
+                _us(record["percentiles_us"].get("99")), record["latency_received"], record["latency_sent"]))
 
     def measure(self, args, generator, store, entry, pending, load, duration, task_vars):
         """One valid trial: health before and after, retried when the DUT was not healthy."""

@@ -82,7 +82,14 @@ DEFAULTS = {
     "dut_interfaces": [],
     "max_trials": 200,
     "retries": 1,
+    "latency_loads": [0.1, 0.5, 0.9],
+    "latency_pps": 1000,
+    "latency_duration": None,
+    "latency_pg_id": 100,
 }
+# The TRex flow-stats trailer at the end of a latency frame (magic, flow_seq,
+# hw_id, seq, timestamp): a latency frame needs this much L4 payload.
+LATENCY_TRAILER = 16
 
 
 def _is_int(value):
@@ -274,6 +281,25 @@ def check_args(raw):
         if not _is_int(args[name]) or args[name] < (1 if name == "max_trials" else 0):
             errors.append("%s: %r must be a %s integer" % (name, args[name], "positive" if name == "max_trials" else "non-negative"))
 
+    loads = args["latency_loads"]
+    if not isinstance(loads, list) or not all(_is_number(_as_number(load)) and 0.0 < _as_number(load) <= 1.0 for load in loads):
+        errors.append("latency_loads: %r must be a list of fractions of the PDR in (0, 1], e.g. [0.1, 0.5, 0.9]; [] measures no latency"
+                      % (loads,))
+    else:
+        args["latency_loads"] = [float(_as_number(load)) for load in loads]
+    args["latency_pps"] = _as_number(args["latency_pps"])
+    if not _is_number(args["latency_pps"]) or args["latency_pps"] <= 0:
+        errors.append("latency_pps: %r must be a rate in frames/s above 0, e.g. 1000 (a trial sends at most a tenth of "
+                      "its load as latency frames)" % (args["latency_pps"],))
+    if args["latency_duration"] is not None:
+        args["latency_duration"] = _as_number(args["latency_duration"])
+        if not _is_number(args["latency_duration"]) or args["latency_duration"] <= 0:
+            errors.append("latency_duration: %r must be a positive number of seconds (default final_duration)" % (args["latency_duration"],))
+    args["latency_pg_id"] = _as_int(args["latency_pg_id"])
+    if not _is_int(args["latency_pg_id"]) or not 0 <= args["latency_pg_id"] <= 60000:
+        errors.append("latency_pg_id: %r must be an integer in 0..60000 (the first TRex packet-group id of the latency streams)"
+                      % (args["latency_pg_id"],))
+
     if not isinstance(args["results_dir"], str) or not args["results_dir"]:
         errors.append("results_dir: give the directory (on the controller) where the results JSON and CSV go")
     if args["run_id"] is not None and (not isinstance(args["run_id"], str) or not RUN_ID_RE.match(args["run_id"])):
@@ -351,6 +377,15 @@ def build_frame(frame_size, protocol, src_ip, dst_ip, src_port, dst_port, vlan=N
     return frame
 
 
+def build_latency_frame(args, frame_size):
+    """The frame of the latency stream: the first flow of the forward stream,
+    grown where needed so that the TRex flow-stats trailer fits after the L4
+    header (a 64-byte TCP frame has 6 bytes of payload)."""
+    _l2_len, _l3_end, l4_end = header_lengths(args["protocol"], args["vlan"])
+    size = max(frame_size, l4_end + LATENCY_TRAILER + FCS)
+    return build_frame(size, args["protocol"], args["src_base"], destination(args), args["src_port"], args["dst_port"], args["vlan"])
+
+
 def build_vm(protocol, flows, destinations, src_ip, dst_ip, vlan=None):
     """Field-engine program as data: source over ``flows`` addresses, destination over ``destinations``.
 
@@ -421,8 +456,10 @@ def profile(args, frame_size):
 
 def search_settings(args):
     """The search's parameters as stored in the results file."""
-    from_args = ("width", "final_duration", "initial_duration", "max_load", "min_load", "warmup_duration", "warmup_load", "settle")
+    from_args = ("width", "final_duration", "initial_duration", "max_load", "min_load", "warmup_duration", "warmup_load", "settle",
+                 "latency_loads", "latency_pps")
     settings = {key: args[key] for key in from_args}
+    settings["latency_duration"] = args["latency_duration"] if args["latency_duration"] is not None else args["final_duration"]
     settings["min_load"] = args["min_load"] if args["min_load"] is not None else args["max_load"] / 1000.0
     settings["warmup_load"] = args["warmup_load"] if args["warmup_load"] is not None else args["max_load"] / 10.0
     return settings

@@ -39,6 +39,39 @@ def rows_of(documents):
     return sorted(rows, key=lambda row: (row["datapath"], row["scenario"], row["protocol"], row["frame_size"], row["loss_ratio"], row["run_id"]))
 
 
+def latency_rows_of(documents):
+    """One row per latency trial of the complete searches (the last run per datapath x scenario x protocol x frame size)."""
+    chosen = {}
+    for document in sorted(documents, key=lambda document: document.get("run_id", "")):
+        if document.get("schema_version") != SCHEMA_VERSION:
+            continue
+        for search in document.get("searches", []):
+            latency = search.get("latency") or {}
+            if search.get("status") != "complete" or not latency.get("points"):
+                continue
+            profile = search["profile"]
+            key = (document["datapath"], profile["scenario"], profile["protocol"], profile["frame_size"])
+            chosen[key] = [dict(point, run_id=document["run_id"], reference_goal=latency.get("reference_goal")) for point in latency["points"]]
+    return sorted(chosen.items())
+
+
+def _us(value):
+    return "-" if value is None else "%.0f" % value
+
+
+def latency_table(latency_rows):
+    """Header and lines: per latency trial, the load and min/avg/max/99th percentile in microseconds."""
+    header = ["datapath", "scenario", "protocol", "frame", "load", "min us", "avg us", "max us", "99% <= us", "latency frames back"]
+    lines = []
+    for (datapath, scenario, protocol, frame_size), points in latency_rows:
+        for point in sorted(points, key=lambda point: point["fraction"]):
+            lines.append([datapath, scenario, protocol, "%d B" % frame_size,
+                          "%s (%.0f%% of %s)" % (_pps(point["load"]), point["fraction"] * 100, point.get("reference_goal") or "-"),
+                          _us(point["min_us"]), _us(point["avg_us"]), _us(point["max_us"]), _us((point.get("percentiles_us") or {}).get("99")),
+                          "%s / %s" % tuple("-" if point.get(key) is None else point[key] for key in ("latency_received", "latency_sent"))])
+    return header, lines
+
+
 def latest(rows):
     """The last run's row per (datapath, scenario, protocol, frame size, goal): run ids sort by time when they end in one."""
     chosen = {}

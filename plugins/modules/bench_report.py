@@ -199,6 +199,9 @@ def main():
     documents, skipped = read_documents(params["results_dir"])
     rows = report.rows_of(documents)
     tables = [("Bounds per datapath, scenario, protocol and frame size",) + report.results_table(rows)]
+    latency_rows = report.latency_rows_of(documents)
+    if latency_rows:
+        tables.append(("Latency below the PDR",) + report.latency_table(latency_rows))
     entries = []
     if params["compare"]:
         entries = report.speedups(rows, params["compare"][0], params["compare"][1], params["compare_goal"])

@@ -221,6 +221,32 @@ options:
     description: Most trials per search.
     type: int
     default: 200
+  latency_loads:
+    description:
+      - After each search, one latency trial at each of these fractions of the PDR's lower bound (of the highest lower
+        bound when there is no goal named C(pdr)). C([]) measures no latency.
+      - A latency trial sends the profile's traffic plus a TRex latency stream (C(STLFlowLatencyStats), packet group
+        O(latency_pg_id) and up) of O(latency_pps) frames/s from the transmitting port, the two together at the trial's
+        load, and reads the packet group's statistics (C(get_pgid_stats)) from the receiving server (O(rx_server) when
+        set, and then both servers must share a clock, as the software generator's instances on one host do).
+      - A generator that refuses latency streams leaves the throughput results whole; the results file says why the
+        latency is missing.
+    type: list
+    elements: float
+    default: [0.1, 0.5, 0.9]
+  latency_pps:
+    description: Frames/s of the latency stream; a trial sends at most a tenth of its load as latency frames.
+    type: float
+    default: 1000
+  latency_duration:
+    description: Seconds of each latency trial; default O(final_duration).
+    type: float
+  latency_pg_id:
+    description:
+      - The first TRex packet-group id of the latency streams; every latency trial of a run takes the next one, so
+        counters of a receiving server that the bench never clears do not mix.
+    type: int
+    default: 100
 notes:
   - Bad arguments (unknown scenario or protocol, frame size outside 64..9216, loss ratio outside [0, 1), width outside
     (0, 0.5)...) are refused before anything is sent; so are an unreachable generator and a generator without the ports.
@@ -274,7 +300,10 @@ resumed:
   type: bool
   sample: false
 searches:
-  description: Per frame size, the profile, the goals' bounds (frames/s, with C(generator_limited)), trials and trial seconds.
+  description:
+    - Per frame size, the profile, the goals' bounds (frames/s, with C(generator_limited)), trials and trial seconds.
+    - C(latency) holds the latency trials (C(points), each with C(min_us), C(avg_us), C(max_us), C(jitter_us),
+      C(percentiles_us), C(histogram), C(latency_sent), C(latency_received)) or why there are none (C(skipped)).
   returned: success
   type: list
   elements: dict

@@ -140,3 +140,23 @@ def test_dut_health_system_reads_the_nic(monkeypatch):
     nic = result["system"]["nics"]["ens3f0np0"]
     assert nic["driver"] == "mlx5_core" and nic["psid"] and nic["firmware_version"]
     assert result["system"]["ovs_version"] == "ovs-vswitchd (Open vSwitch) 3.1.0" and result["system"]["ovn_version"] == "ovn-controller 23.03.1"
+
+
+def test_bench_report_shows_the_latency_trials(tmp_path, monkeypatch):
+    results = tmp_path / "results"
+    results.mkdir()
+    write_run(results, "netdev", 1000000.0)
+    path = results / "netdev-routing-udp.json"
+    document = json.loads(path.read_text())
+    point = {"fraction": 0.5, "load": 500000.0, "latency_pps": 1000.0, "duration": 10.0, "pg_id": 100, "frame_size": 64,
+             "offered": 5000000, "received": 5000000, "loss_ratio": 0.0, "time": "2026-11-30T02:00:00Z", "latency_sent": 10000,
+             "latency_received": 10000,
+             "min_us": 10.0, "avg_us": 14.0, "max_us": 150.0, "jitter_us": 3.0, "percentiles_us": {"50": 20.0, "99": 200.0},
+             "histogram": {"10": 9800, "100": 200}, "errors": {"dropped": 0}}
+    document["searches"][0]["latency"] = {"reference_goal": "pdr", "reference_load": 1000000.0, "points": [point], "skipped": None}
+    path.write_text(json.dumps(document))
+    result, failed, _calls = run_module(report_module.main, {"results_dir": str(results), "plots": False}, {}, monkeypatch)
+    assert not failed, result.get("msg")
+    markdown = (results / "report" / "report.md").read_text()
+    assert "## Latency below the PDR" in markdown
+    assert "| netdev | routing | udp | 64 B | 500.0 kpps (50% of pdr) | 10 | 14 | 150 | 200 | 10000 / 10000 |" in markdown

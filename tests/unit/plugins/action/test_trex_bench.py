@@ -39,6 +39,8 @@ class FakeClient:
     ceiling = None
     fail_after = None
     wire_total = 0  # frames that arrived at a separate receiving server (rx_server)
+    latency_supported = True
+    pg_seen = {}  # pg_id -> (sent, received) of latency frames, kept by whichever server receives
 
     def __init__(self, server, sync_port, async_port, verbose_level):
         self.server = server
@@ -46,6 +48,7 @@ class FakeClient:
         self.streams = {}
         self.stats = {}
         self.starts = []
+        self.latency_starts = []
         self.connected = False
         self.role = "rx" if FakeClient.instances and sync_port != FakeClient.instances[0].sync_port else "tx"
         self.sync_port = sync_port
@@ -71,22 +74,60 @@ class FakeClient:
             self.streams.pop(port, None)
 
     def add_streams(self, stream, ports):
+        if stream[2].get("flow_stats") is not None and not self.latency_supported:
+            raise RuntimeError("flow_stats is not supported by this server")
         for port in ports:
             self.streams.setdefault(port, []).append(stream)
 
     def clear_stats(self, ports):
         self.stats = {}
 
+    @staticmethod
+    def pps_of(stream):
+        mode = stream[2]["mode"]
+        return mode[2]["pps"]
+
     def start(self, ports, mult, duration, force):
         if self.fail_after is not None and len(self.starts) >= self.fail_after:
             raise RuntimeError("connection to the server lost")
-        assert mult.endswith("pps") and ports[0] in self.streams
-        load = float(mult[:-3])
+        assert ports[0] in self.streams
+        if mult == "1":
+            # absolute stream rates (a latency trial): the latency frames go through the same model
+            load = sum(self.pps_of(stream) for stream in self.streams[ports[0]])
+            self.latency_starts.append([(self.pps_of(stream), stream[2].get("flow_stats")) for stream in self.streams[ports[0]]])
+        else:
+            assert mult.endswith("pps")
+            load = float(mult[:-3])
         self.starts.append((load, duration))
         sent_rate = min(load, self.ceiling) if self.ceiling else load
         reply = self.model(sent_rate, duration)
         self.stats = {ports[0]: {"opackets": reply["offered"], "ipackets": 0}, 1: {"opackets": 0, "ipackets": reply["received"]}}
         FakeClient.wire_total += reply["received"]
+        for stream in self.streams[ports[0]]:
+            flow = stream[2].get("flow_stats")
+            if flow is not None and mult == "1":
+                sent = int(round(self.pps_of(stream) * duration))
+                FakeClient.pg_seen[flow[2]["pg_id"]] = (sent, int(sent * reply["received"] / max(reply["offered"], 1)))
+
+    def get_pgid_stats(self, pgids):
+        """The translated shape of the client's get_pgid_stats: latency from the receiving side."""
+        out = {"latency": {"global": {"old_flow": 0, "bad_hdr": 0}}, "flow_stats": {"global": {}}}
+        for pg_id in pgids:
+            if pg_id not in FakeClient.pg_seen:
+                continue  # a group nobody sent is unknown to the server
+            sent, received = FakeClient.pg_seen[pg_id]
+            if self.role == "tx":
+                out["flow_stats"][pg_id] = {"tx_pkts": {0: sent, "total": sent}, "rx_pkts": {"total": 0}}
+            if self.role == "rx" or not any(client.role == "rx" for client in FakeClient.instances):
+                rx = {"total": received}
+                out["flow_stats"].setdefault(pg_id, {"tx_pkts": {"total": 0}})["rx_pkts"] = rx
+                # 98 % in 10-19 us, the rest in 100-199 us
+                slow = received // 50
+                out["latency"][pg_id] = {
+                    "latency": {"average": 14.0, "total_max": 150.0, "total_min": 10, "jitter": 3.0, "last_max": 150.0,
+                                "histogram": {10: received - slow, 100: slow} if received else {}},
+                    "err_cntrs": {"dropped": sent - received, "dup": 0, "out_of_order": 0, "seq_too_high": 0, "seq_too_low": 0}}
+        return out
 
     def wait_on_traffic(self, ports, timeout):
         return None
@@ -113,7 +154,8 @@ def fake_api():
     return types.SimpleNamespace(
         STLClient=FakeClient, LoggerApi=types.SimpleNamespace(VERBOSE_QUIET="quiet"),
         STLVmFlowVar=record("flow_var"), STLVmWrFlowVar=record("write"), STLVmFixChecksumHw=record("fix"),
-        STLScVmRaw=record("vm"), STLPktBuilder=record("pkt"), STLStream=record("stream"), STLTXCont=record("cont"))
+        STLScVmRaw=record("vm"), STLPktBuilder=record("pkt"), STLStream=record("stream"), STLTXCont=record("cont"),
+        STLFlowLatencyStats=record("latency"))
 
 
 @pytest.fixture
@@ -133,6 +175,8 @@ def reset_fake():
     FakeClient.ceiling = None
     FakeClient.fail_after = None
     FakeClient.wire_total = 1000
+    FakeClient.latency_supported = True
+    FakeClient.pg_seen = {}
 
 
 class Health:
@@ -172,7 +216,8 @@ def make_action(args, health=None, check_mode=False):
 def bench_args(port, tmp_path, **overrides):
     args = {"server": "127.0.0.1", "sync_port": port, "async_port": port, "frame_sizes": [64], "max_load": 100000,
             "final_duration": 10, "initial_duration": 1, "warmup_duration": 1, "settle": 0,
-            "results_dir": str(tmp_path / "results"), "run_id": "unit", "datapath": "netdev", "metadata": {"nic": "ConnectX-6 Lx"}}
+            "results_dir": str(tmp_path / "results"), "run_id": "unit", "datapath": "netdev", "metadata": {"nic": "ConnectX-6 Lx"},
+            "latency_loads": []}
     args.update(overrides)
     return args
 
@@ -416,3 +461,104 @@ def test_client_prints_go_to_display_not_stdout(monkeypatch, capsys):
     assert shown == ["trex_bench: TRex client: 2026-11-30 00:22:59 - [local][warning]   - CPU util. is high: 91.1%",
                      "trex_bench: TRex client: partial"]
     assert sys.stdout is not out
+
+
+def test_latency_at_fractions_of_the_pdr_after_the_search(tmp_path, monkeypatch, listener):
+    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    lines = []
+    monkeypatch.setattr(action_mod.display, "display", lambda msg, *args, **kwargs: lines.append(msg))
+    args = bench_args(listener, tmp_path, latency_loads=[0.5, 0.9], latency_pps=1000, latency_duration=5)
+    result = run(make_action(args))
+    assert not result.get("failed"), result.get("msg")
+    document = validate(result["results_file"])
+    search = document["searches"][0]
+    pdr = search["result"]["goals"]["pdr"]["lower_bound"]
+    latency = search["latency"]
+    assert latency["reference_goal"] == "pdr" and latency["reference_load"] == pdr and latency["skipped"] is None
+    client = FakeClient.instances[0]
+    # two trials at absolute rates after the search: the traffic minus the latency stream, and the latency stream
+    assert [start[1] for start in client.starts[-2:]] == [5.0, 5.0]
+    assert client.latency_starts == [
+        [(pytest.approx(0.5 * pdr - 1000.0), None), (1000.0, ("latency", (), {"pg_id": 100}))],
+        [(pytest.approx(0.9 * pdr - 1000.0), None), (1000.0, ("latency", (), {"pg_id": 101}))],
+    ]
+    first = latency["points"][0]
+    assert first["fraction"] == 0.5 and first["load"] == pytest.approx(0.5 * pdr) and first["pg_id"] == 100
+    assert first["latency_sent"] == 5000 and first["latency_received"] == 5000 and first["loss_ratio"] == 0.0
+    assert first["offered"] == first["received"] == pytest.approx(0.5 * pdr * 5, abs=1)
+    assert (first["min_us"], first["avg_us"], first["max_us"], first["jitter_us"]) == (10.0, 14.0, 150.0, 3.0)
+    # 98 % of the frames in 10-19 us, 2 % in 100-199 us: percentiles are the high ends of their ranges
+    assert first["percentiles_us"] == {"50": 20.0, "90": 20.0, "99": 200.0, "99.9": 200.0}
+    assert first["histogram"] == {"10": 4900, "100": 100} and first["frame_size"] == 64
+    assert result["searches"][0]["latency"]["points"][1]["pg_id"] == 101
+    assert any("latency at 90% of pdr" in line and "99% <= 200 us" in line for line in lines)
+    # the same run id again: nothing is measured twice
+    again = run(make_action(args))
+    assert again["changed"] is False and FakeClient.instances[-1].starts == []
+    assert validate(again["results_file"])["searches"][0]["latency"]["points"] == latency["points"]
+
+
+def test_a_generator_without_latency_streams_still_gives_the_throughput(tmp_path, monkeypatch, listener):
+    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    FakeClient.latency_supported = False
+    warnings = []
+    monkeypatch.setattr(action_mod.display, "warning", lambda msg, *args, **kwargs: warnings.append(msg))
+    result = run(make_action(bench_args(listener, tmp_path, latency_loads=[0.5])))
+    assert not result.get("failed"), result.get("msg")
+    latency = validate(result["results_file"])["searches"][0]["latency"]
+    assert latency["points"] == [] and latency["skipped"] == "the generator refused a latency stream: flow_stats is not supported by this server"
+    assert warnings == ["trex_bench unit 64 B: no latency: the generator refused a latency stream: flow_stats is not supported by this server"]
+    # the search's streams were put back
+    assert all(stream[2].get("flow_stats") is None for stream in FakeClient.instances[0].streams[0])
+
+
+def test_latency_comes_from_the_receiving_server(tmp_path, monkeypatch, listener):
+    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    rx = socket.socket()
+    rx.bind(("127.0.0.1", 0))
+    rx.listen(8)
+    try:
+        args = bench_args(listener, tmp_path, ports=[0], rx_server={"server": "127.0.0.1", "sync_port": rx.getsockname()[1], "ports": [0, 1, 2]},
+                          scenario="lb", lb_vip="18.0.0.172", dut_health=False, latency_loads=[0.1], protocol="tcp")
+        result = run(make_action(args))
+    finally:
+        rx.close()
+    assert not result.get("failed"), result.get("msg")
+    point = validate(result["results_file"])["searches"][0]["latency"]["points"][0]
+    # sent counted by the transmitting server, latency and received by the receiving one
+    assert point["latency_sent"] == point["latency_received"] > 0 and point["max_us"] == 150.0
+    # a 64-byte TCP frame has no room for the 16-byte trailer: the latency frames are 54 + 16 + 4 bytes
+    assert point["frame_size"] == 74
+
+
+def test_latency_arguments_are_checked():
+    from ansible_collections.offload.testbed.plugins.module_utils.bench_profile import check_args  # pylint: disable=import-outside-toplevel
+    errors = check_args({"max_load": 1000, "results_dir": "r", "latency_loads": [0, 1.5], "latency_pps": -1, "latency_duration": 0,
+                         "latency_pg_id": 70000})[1]
+    assert any(error.startswith("latency_loads: [0, 1.5] must be a list of fractions of the PDR in (0, 1]") for error in errors)
+    assert any(error.startswith("latency_pps: -1 must be a rate in frames/s above 0") for error in errors)
+    assert any(error.startswith("latency_duration: 0 must be a positive number of seconds") for error in errors)
+    assert any(error.startswith("latency_pg_id: 70000 must be an integer in 0..60000") for error in errors)
+
+
+def test_a_generator_that_ignores_the_latency_stream_is_not_reported_as_latency(tmp_path, monkeypatch, listener):
+    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    monkeypatch.setattr(FakeClient, "get_pgid_stats", lambda self, pgids: {"latency": {"global": {}}, "flow_stats": {"global": {}}})
+    monkeypatch.setattr(action_mod.display, "warning", lambda msg, *args, **kwargs: None)
+    result = run(make_action(bench_args(listener, tmp_path, latency_loads=[0.5, 0.9])))
+    assert not result.get("failed"), result.get("msg")
+    latency = validate(result["results_file"])["searches"][0]["latency"]
+    assert latency["points"] == [] and latency["skipped"].startswith("the generator reported no latency statistics for packet group 100")
+    # one latency trial, then no more
+    assert len(FakeClient.instances[0].latency_starts) == 1
+
+
+def test_latency_skips_packet_groups_the_generator_already_knows(tmp_path, monkeypatch, listener):
+    """The receiving server keeps every group's counters; an earlier run's group 100 must not be reused."""
+    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    FakeClient.pg_seen[100] = (30, 30)
+    result = run(make_action(bench_args(listener, tmp_path, latency_loads=[0.5, 0.9])))
+    assert not result.get("failed"), result.get("msg")
+    document = validate(result["results_file"])
+    assert [point["pg_id"] for point in document["searches"][0]["latency"]["points"]] == [101, 102]
+    assert document["latency_next_pg_id"] == 103
