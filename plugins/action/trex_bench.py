@@ -243,20 +243,25 @@ class Generator:
 
     def trial(self, load, duration):
         """Send ``load`` frames/s (all transmitting ports together) for ``duration`` s; counters after ``settle``."""
+        reply = self.send({port: "%.6fpps" % (load * share) for port, share in self.tx_ports}, duration)
+        reply["achieved_load"] = reply["offered"] / duration
+        return reply
+
+    def send(self, mults, duration):
+        """Start every transmitting port at its multiplier for ``duration`` s; offered and received frames."""
         client = self.client
         ports = [port for port, _share in self.tx_ports]
         client.clear_stats(ports=self.args["ports"])
         before = self.received() if self.rx_client is not None else 0
         started = time.time()
-        for port, share in self.tx_ports:
-            client.start(ports=[port], mult="%.6fpps" % (load * share), duration=duration, force=True)
+        for port in ports:
+            client.start(ports=[port], mult=mults[port], duration=duration, force=True)
         client.wait_on_traffic(ports=ports, timeout=duration + 30)
         if self.args["settle"]:
             time.sleep(self.args["settle"])
         stats = client.get_stats(ports=self.args["ports"])
         offered = sum(int(stats[port]["opackets"]) for port in ports)
-        received = self.received() - before
-        return {"offered": offered, "received": received, "achieved_load": offered / duration, "started": started}
+        return {"offered": offered, "received": self.received() - before, "started": started}
 
     def latency_trial(self, load, duration, frame, latency_pps, pg_id):
         """``load`` frames/s for ``duration`` s of which ``latency_pps`` are latency frames of
@@ -278,22 +283,12 @@ class Generator:
                 client.add_streams(marker, ports=[ports[0]])
             except Exception as error:  # pylint: disable=broad-except
                 raise LatencyUnsupported("the generator refused a latency stream: %s" % error_text(error))
-            client.clear_stats(ports=self.args["ports"])
-            before = self.received() if self.rx_client is not None else 0
-            started = time.time()
-            for port in ports:
-                client.start(ports=[port], mult="1", duration=duration, force=True)
-            client.wait_on_traffic(ports=ports, timeout=duration + 30)
-            if self.args["settle"]:
-                time.sleep(self.args["settle"])
-            stats = client.get_stats(ports=self.args["ports"])
-            offered = sum(int(stats[port]["opackets"]) for port in ports)
-            received = self.received() - before
-            tx_pg = client.get_pgid_stats([pg_id])
-            rx_pg = self.rx_client.get_pgid_stats([pg_id]) if self.rx_client is not None else tx_pg
+            reply = self.send({port: "1" for port in ports}, duration)
+            reply["tx_pgid_stats"] = client.get_pgid_stats([pg_id])
+            reply["rx_pgid_stats"] = self.rx_client.get_pgid_stats([pg_id]) if self.rx_client is not None else reply["tx_pgid_stats"]
         finally:
             self.load_streams(self.streams)
-        return {"offered": offered, "received": received, "started": started, "tx_pgid_stats": tx_pg, "rx_pgid_stats": rx_pg}
+        return reply
 
     def free_pg_id(self, first):
         """The first packet group id from ``first`` that neither server knows: a receiving server keeps

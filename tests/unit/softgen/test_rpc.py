@@ -596,25 +596,42 @@ def test_flow_stats_through_real_old_client(server):  # pylint: disable=redefine
         client.disconnect()
 
 
+def start_softgen(api, *ports):
+    """A softgen process with ``ports`` (``name:-:iface``) and a connected trex_stl_lib client."""
+    rpc_port, pub = free_port(), free_port()
+    argv = [sys.executable, "-m", "softgen", "--rpc-port", str(rpc_port), "--pub-port", str(pub)]
+    for port in ports:
+        argv += ["--port", port]
+    proc = subprocess.Popen(argv, cwd=SOFTGEN_DIR, stderr=subprocess.DEVNULL)  # pylint: disable=consider-using-with
+    client = api.STLClient(server="127.0.0.1", sync_port=rpc_port, async_port=pub, verbose_level=api.LoggerApi.VERBOSE_QUIET)
+    deadline = time.time() + 10
+    while True:
+        try:
+            client.connect()
+            return proc, client
+        except api.STLError:
+            if time.time() > deadline:
+                stop_softgen(proc, client)
+                raise
+            time.sleep(0.2)
+
+
+def stop_softgen(proc, client):
+    if client.is_connected():
+        client.disconnect()
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="AF_PACKET needs CAP_NET_RAW")
 def test_latency_end_to_end_on_loopback():
     """Two ports on the host's ``lo`` (no namespace): what port 0 sends comes back to both ports' trailer filters."""
     api = pytest.importorskip("trex_stl_lib.api")
-    rpc_port, pub = free_port(), free_port()
-    proc = subprocess.Popen(  # pylint: disable=consider-using-with
-        [sys.executable, "-m", "softgen", "--rpc-port", str(rpc_port), "--pub-port", str(pub),
-         "--port", "p0:-:lo", "--port", "p1:-:lo"], cwd=SOFTGEN_DIR, stderr=subprocess.DEVNULL)
-    client = api.STLClient(server="127.0.0.1", sync_port=rpc_port, async_port=pub, verbose_level=api.LoggerApi.VERBOSE_QUIET)
+    proc, client = start_softgen(api, "p0:-:lo", "p1:-:lo")
     try:
-        deadline = time.time() + 10
-        while True:
-            try:
-                client.connect()
-                break
-            except api.STLError:
-                if time.time() > deadline:
-                    raise
-                time.sleep(0.2)
         client.reset(ports=[0, 1])
         # a local experimental ethertype: no protocol of the host takes these frames off lo
         pkt = api.STLPktBuilder(pkt=api.Ether(type=0x88B5) / (b"x" * 46))
@@ -638,12 +655,7 @@ def test_latency_end_to_end_on_loopback():
     finally:
         if client.is_connected():
             client.reset(ports=[0, 1])
-            client.disconnect()
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_softgen(proc, client)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="AF_PACKET needs CAP_NET_RAW")
@@ -651,24 +663,11 @@ def test_latency_received_by_another_server_on_the_same_host():
     """The virtual lab's split: one softgen instance sends the latency stream, another receives it and
     answers get_pgid_stats for that pg_id by id (never in its active pg_ids: it has no such stream)."""
     api = pytest.importorskip("trex_stl_lib.api")
-    procs, clients = [], []
+    started = []
     try:
         for _instance in range(2):
-            rpc_port, pub = free_port(), free_port()
-            procs.append(subprocess.Popen(  # pylint: disable=consider-using-with
-                [sys.executable, "-m", "softgen", "--rpc-port", str(rpc_port), "--pub-port", str(pub), "--port", "p0:-:lo"],
-                cwd=SOFTGEN_DIR, stderr=subprocess.DEVNULL))
-            client = api.STLClient(server="127.0.0.1", sync_port=rpc_port, async_port=pub, verbose_level=api.LoggerApi.VERBOSE_QUIET)
-            clients.append(client)
-            deadline = time.time() + 10
-            while True:
-                try:
-                    client.connect()
-                    break
-                except api.STLError:
-                    if time.time() > deadline:
-                        raise
-                    time.sleep(0.2)
+            started.append(start_softgen(api, "p0:-:lo"))
+        clients = [client for _proc, client in started]
         sender, receiver = clients
         sender.reset(ports=[0])
         pkt = api.STLPktBuilder(pkt=api.Ether(type=0x88B5) / (b"x" * 46))
@@ -688,12 +687,5 @@ def test_latency_received_by_another_server_on_the_same_host():
         assert receiver.get_active_pgids() == {"latency": [], "flow_stats": []}
         assert sender.get_pgid_stats([12])["flow_stats"][12]["tx_pkts"][0] == 200
     finally:
-        for client in clients:
-            if client.is_connected():
-                client.disconnect()
-        for proc in procs:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        for proc, client in started:
+            stop_softgen(proc, client)

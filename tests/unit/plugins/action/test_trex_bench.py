@@ -158,14 +158,24 @@ def fake_api():
         STLFlowLatencyStats=record("latency"))
 
 
-@pytest.fixture
-def listener():
-    """Something listening where the generator's RPC port is expected."""
+def _listening_port():
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen(8)
     yield sock.getsockname()[1]
     sock.close()
+
+
+@pytest.fixture
+def listener():
+    """Something listening where the generator's RPC port is expected."""
+    yield from _listening_port()
+
+
+@pytest.fixture
+def rx_listener():
+    """Something listening where the receiving server's (rx_server) RPC port is expected."""
+    yield from _listening_port()
 
 
 @pytest.fixture(autouse=True)
@@ -403,18 +413,12 @@ def test_checksum_fix_compiles_with_the_ip_header_offset():
     assert compiled[-1] == {"type": "fix_checksum_hw", "l2_len": 14, "l3_len": 20, "l4_type": 11}
 
 
-def test_receiving_ports_on_a_second_server(tmp_path, monkeypatch, listener):
+def test_receiving_ports_on_a_second_server(tmp_path, monkeypatch, listener, rx_listener):
     """The virtual lab's generator: one server sends from the client port, another receives on the backends."""
     monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
-    rx = socket.socket()
-    rx.bind(("127.0.0.1", 0))
-    rx.listen(8)
-    try:
-        args = bench_args(listener, tmp_path, ports=[0], rx_server={"server": "127.0.0.1", "sync_port": rx.getsockname()[1], "ports": [0, 1, 2]},
-                          scenario="lb", lb_vip="18.0.0.172", dut_health=False)
-        result = run(make_action(args))
-    finally:
-        rx.close()
+    args = bench_args(listener, tmp_path, ports=[0], rx_server={"server": "127.0.0.1", "sync_port": rx_listener, "ports": [0, 1, 2]},
+                      scenario="lb", lb_vip="18.0.0.172", dut_health=False)
+    result = run(make_action(args))
     assert not result.get("failed"), result.get("msg")
     assert [client.role for client in FakeClient.instances] == ["tx", "rx"]
     ndr = result["searches"][0]["goals"]["ndr"]
@@ -512,17 +516,11 @@ def test_a_generator_without_latency_streams_still_gives_the_throughput(tmp_path
     assert all(stream[2].get("flow_stats") is None for stream in FakeClient.instances[0].streams[0])
 
 
-def test_latency_comes_from_the_receiving_server(tmp_path, monkeypatch, listener):
+def test_latency_comes_from_the_receiving_server(tmp_path, monkeypatch, listener, rx_listener):
     monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
-    rx = socket.socket()
-    rx.bind(("127.0.0.1", 0))
-    rx.listen(8)
-    try:
-        args = bench_args(listener, tmp_path, ports=[0], rx_server={"server": "127.0.0.1", "sync_port": rx.getsockname()[1], "ports": [0, 1, 2]},
-                          scenario="lb", lb_vip="18.0.0.172", dut_health=False, latency_loads=[0.1], protocol="tcp")
-        result = run(make_action(args))
-    finally:
-        rx.close()
+    args = bench_args(listener, tmp_path, ports=[0], rx_server={"server": "127.0.0.1", "sync_port": rx_listener, "ports": [0, 1, 2]},
+                      scenario="lb", lb_vip="18.0.0.172", dut_health=False, latency_loads=[0.1], protocol="tcp")
+    result = run(make_action(args))
     assert not result.get("failed"), result.get("msg")
     point = validate(result["results_file"])["searches"][0]["latency"]["points"][0]
     # sent counted by the transmitting server, latency and received by the receiving one
