@@ -420,14 +420,20 @@ def test_publish_now_barrier(rpc, sub):  # pylint: disable=redefined-outer-name
     assert rpc.err("publish_now", {"key": -1, "baseline": True})["code"] == ERR_INVALID_PARAMS
 
 
-def test_real_old_client_connects(server):  # pylint: disable=redefined-outer-name
+def old_client(server):  # pylint: disable=redefined-outer-name
+    """The trex_stl_lib module and a client connected to the module's server, its two ports reset; and a 64-byte UDP packet."""
     api = pytest.importorskip("trex_stl_lib.api")
     client = api.STLClient(server="127.0.0.1", sync_port=server["rpc"], async_port=server["pub"],
                            verbose_level=api.LoggerApi.VERBOSE_QUIET)
     client.connect()
+    client.reset(ports=[0, 1])
+    pkt = api.STLPktBuilder(pkt=api.Ether() / api.IP(src="16.0.0.1", dst="48.0.0.1") / api.UDP() / (b"x" * 18))
+    return api, client, pkt
+
+
+def test_real_old_client_connects(server):  # pylint: disable=redefined-outer-name
+    api, client, pkt = old_client(server)
     try:
-        client.reset(ports=[0, 1])
-        pkt = api.STLPktBuilder(pkt=api.Ether() / api.IP(src="16.0.0.1", dst="48.0.0.1") / api.UDP() / (b"x" * 18))
         client.add_streams(api.STLStream(packet=pkt, mode=api.STLTXCont(pps=100)), ports=[0])
         client.clear_stats()
         client.start(ports=[0], mult="500pps", duration=1)
@@ -560,13 +566,8 @@ def test_pgid_stats_wire_shape_counts_and_clear(rpc, sub):  # pylint: disable=re
 
 
 def test_flow_stats_through_real_old_client(server):  # pylint: disable=redefined-outer-name
-    api = pytest.importorskip("trex_stl_lib.api")
-    client = api.STLClient(server="127.0.0.1", sync_port=server["rpc"], async_port=server["pub"],
-                           verbose_level=api.LoggerApi.VERBOSE_QUIET)
-    client.connect()
+    api, client, pkt = old_client(server)
     try:
-        client.reset(ports=[0, 1])
-        pkt = api.STLPktBuilder(pkt=api.Ether() / api.IP(src="16.0.0.1", dst="48.0.0.1") / api.UDP() / (b"x" * 18))
         client.add_streams(api.STLStream(packet=pkt, mode=api.STLTXCont(pps=1000),
                                          flow_stats=api.STLFlowLatencyStats(pg_id=5)), ports=[0])
         client.add_streams(api.STLStream(packet=pkt, mode=api.STLTXCont(pps=500), flow_stats=api.STLFlowStats(pg_id=6)),

@@ -13,6 +13,7 @@ import sys
 import threading
 
 from ansible_collections.offload.testbed.plugins.modules import netns_exchange
+from ansible_collections.offload.testbed.tests.unit.plugins.modules.udp_peer import UdpPeer
 
 
 def _free_udp_port():
@@ -27,48 +28,42 @@ def _run_client(port, count, size, timeout, retries):
     return json.loads(done.stdout)
 
 
-class LossyEcho(threading.Thread):
-    """Echoes UDP, but swallows the first copy of each sequence number in `drop`."""
+def lossy_echo(drop):
+    """Echoes UDP, but swallows the first copy of each sequence number in ``drop``."""
+    def answer(data):
+        if data != b"WARM" and struct.unpack("!Q", data[:8])[0] in drop and peer.first_copy(data):
+            return None
+        return data
+    peer = UdpPeer(answer)
+    return peer
 
-    def __init__(self, drop):
-        super().__init__(daemon=True)
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.settimeout(10)
-        self.port = self.sock.getsockname()[1]
-        self.drop = set(drop)
-        self.copies = {}
 
-    def run(self):
-        while True:
-            data, peer = self.sock.recvfrom(65536)
-            if data == b"STOP":
-                break
-            if data != b"WARM":
-                seq = struct.unpack("!Q", data[:8])[0]
-                self.copies[seq] = self.copies.get(seq, 0) + 1
-                if seq in self.drop and self.copies[seq] == 1:
-                    continue
-            self.sock.sendto(data, peer)
-        self.sock.close()
+def copies(peer):
+    """How many copies of each sequence number the peer got."""
+    counts = {}
+    for data, _port in peer.seen:
+        if data != b"WARM":
+            seq = struct.unpack("!Q", data[:8])[0]
+            counts[seq] = counts.get(seq, 0) + 1
+    return counts
 
 
 def test_client_sends_a_message_again_when_its_answer_is_lost():
-    peer = LossyEcho(drop=[0, 3])
+    peer = lossy_echo(drop=[0, 3])
     peer.start()
     out = _run_client(peer.port, count=5, size=64, timeout=2.0, retries=4)
     peer.join(10)
     assert out == {"sent": 5, "received": 5, "bytes": 5 * 64, "warmup": 1, "resent": 2}
-    assert peer.copies == {0: 2, 1: 1, 2: 1, 3: 2, 4: 1}
+    assert copies(peer) == {0: 2, 1: 1, 2: 1, 3: 2, 4: 1}
 
 
 def test_client_without_retries_counts_the_lost_message():
-    peer = LossyEcho(drop=[1])
+    peer = lossy_echo(drop=[1])
     peer.start()
     out = _run_client(peer.port, count=3, size=16, timeout=0.5, retries=0)
     peer.join(10)
     assert out == {"sent": 3, "received": 2, "bytes": 2 * 16, "warmup": 1, "resent": 0}
-    assert peer.copies == {0: 1, 1: 1, 2: 1}
+    assert copies(peer) == {0: 1, 1: 1, 2: 1}
 
 
 def test_server_echoes_every_copy_but_counts_each_message_once():
