@@ -6,6 +6,7 @@ import sys
 
 import zmq
 
+from softgen.fastio import TX_MODES
 from softgen.fieldengine import DEFAULT_RING_CAP
 from softgen.server import SoftGenServer
 
@@ -26,6 +27,9 @@ def build_parser():
     parser.add_argument("--port", dest="ports", action="append", type=parse_port, required=True,
                         help="NAME:NETNS:IFACE, repeatable; TRex port 0, 1, ... in order; IFACE 'null' is a sink")
     parser.add_argument("--ring-cap", type=int, default=DEFAULT_RING_CAP, help="most precomputed frames per stream")
+    parser.add_argument("--tx-mode", choices=TX_MODES, default=TX_MODES[0],
+                        help="ring: PACKET_TX_RING, each frame copied into its socket buffer (default); "
+                             "ring-frags: PACKET_TX_RING, frames as page fragments of the ring; sendmmsg: no ring")
     parser.add_argument("--log-file", default=None)
     parser.add_argument("--verbose", action="store_true")
     return parser
@@ -35,7 +39,8 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     logging.basicConfig(filename=args.log_file, level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    server = SoftGenServer(args.ports, rpc_port=args.rpc_port, pub_port=args.pub_port, bind=args.bind, ring_cap=args.ring_cap)
+    server = SoftGenServer(args.ports, rpc_port=args.rpc_port, pub_port=args.pub_port, bind=args.bind, ring_cap=args.ring_cap,
+                           tx_mode=args.tx_mode)
 
     def _stop(_signum, _frame):
         server.shutdown()

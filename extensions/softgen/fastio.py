@@ -4,7 +4,12 @@
 ``PACKET_TX_RING`` (TPACKET_V2) shared with the kernel; sending a batch is
 flipping the batch's status words to ``TP_STATUS_SEND_REQUEST`` (one strided
 memoryview assignment) and one ``send()``; no per-frame system call or copy
-from Python.
+from Python. By default each slot starts with a ``virtio_net_hdr``
+(``PACKET_VNET_HDR``) whose ``hdr_len`` is the whole frame, so the kernel
+copies the small frame into the socket buffer's head. Without it the frame
+rides as a page fragment of the ring, and a veth (``__dev_forward_skb``) must
+allocate a page and copy it out again (``skb_copy_ubufs``) for every frame:
+``benchmarks/generator_ceiling.py`` measures both (``--tx-mode``).
 
 :class:`FrameRing` (fallback): a ring of frames sent with ``sendmmsg(2)``.
 
@@ -29,6 +34,8 @@ SOL_PACKET = 263
 PACKET_QDISC_BYPASS = 20
 PACKET_VERSION = 10
 PACKET_TX_RING = 13
+PACKET_VNET_HDR = 15
+VNET_HDR_LEN = 10  # struct virtio_net_hdr
 TPACKET_V2 = 1
 TP_STATUS_SEND_REQUEST = 1
 TPACKET2_DATA = 32  # TPACKET_ALIGN(sizeof(struct tpacket2_hdr)): where a TX frame's data starts
@@ -41,6 +48,9 @@ SO_ATTACH_FILTER = 26
 SKF_AD_PKTTYPE = 0xFFFFF004  # SKF_AD_OFF (-0x1000) + SKF_AD_PKTTYPE (4): the ancillary "packet type" word
 CLONE_NEWNET = 0x40000000
 MAX_BATCH = 1024  # UIO_MAXIOV
+# how a port worker transmits: TX ring with frames copied into the skb head (default),
+# TX ring with frames as page fragments, or sendmmsg(2)
+TX_MODES = ("ring", "ring-frags", "sendmmsg")
 
 _LIBC = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
 _LIBC.sendmmsg.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_uint, ctypes.c_int]
@@ -190,14 +200,18 @@ class TxRing:
 
     The ring holds a multiple of the frame count when it fits in
     ``TX_RING_MAX_BYTES``, so the flow sequence has no seam at the wrap.
+    ``linear``: each frame is copied into its socket buffer's head (a
+    ``virtio_net_hdr`` with ``hdr_len`` = frame length precedes it in the slot);
+    ``self.vnet`` is 0 when that was not asked or the kernel refused it, and the
+    frame then stays a fragment of the ring's page.
     """
 
-    def __init__(self, iface, frames, max_bytes=TX_RING_MAX_BYTES):
+    def __init__(self, iface, frames, max_bytes=TX_RING_MAX_BYTES, linear=True):
         if not frames:
             raise ValueError("empty ring")
         self.count = len(frames)
         frame_size = 64
-        while frame_size < TPACKET2_DATA + max(len(f) for f in frames):
+        while frame_size < TPACKET2_DATA + VNET_HDR_LEN + max(len(f) for f in frames):
             frame_size *= 2
         per_block, block_size = self._geometry(frame_size, self.count)
         blocks = self.count // math.gcd(per_block, self.count)
@@ -208,6 +222,13 @@ class TxRing:
         self.slots = per_block * blocks
         self.sock = open_tx_socket(iface)
         try:
+            # before the ring: the kernel refuses PACKET_VNET_HDR on a socket that has one
+            self.vnet = VNET_HDR_LEN if linear else 0
+            if self.vnet:
+                try:
+                    self.sock.setsockopt(SOL_PACKET, PACKET_VNET_HDR, 1)
+                except OSError:
+                    self.vnet = 0
             self.sock.setsockopt(SOL_PACKET, PACKET_VERSION, TPACKET_V2)
             self.sock.setsockopt(SOL_PACKET, PACKET_TX_RING, struct.pack("IIII", block_size, blocks, frame_size, self.slots))
             self.map = mmap.mmap(self.sock.fileno(), block_size * blocks, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
@@ -219,8 +240,12 @@ class TxRing:
         for slot in range(self.slots):
             frame = frames[slot % self.count]
             off = slot * frame_size
-            struct.pack_into("II", self.map, off, 0, len(frame))
-            self.map[off + TPACKET2_DATA:off + TPACKET2_DATA + len(frame)] = frame
+            struct.pack_into("II", self.map, off, 0, self.vnet + len(frame))
+            if self.vnet:
+                # virtio_net_hdr: no checksum offload, no GSO, hdr_len = the whole frame (copied into the skb's head)
+                struct.pack_into("=BBHHHH", self.map, off + TPACKET2_DATA, 0, 0, len(frame), 0, 0, 0)
+            data = off + TPACKET2_DATA + self.vnet
+            self.map[data:data + len(frame)] = frame
         self.stride = frame_size // 4
         self.status = memoryview(self.map).cast("I")
         self._prefix = [0]

@@ -6,8 +6,10 @@ any thread, then talks to the server over its stdin/stdout: JSON commands in,
 JSON events out (one object per line).
 
 - TX: the streams' frame rings (built by :mod:`softgen.fieldengine`) are sent
-  with ``sendmmsg`` on an AF_PACKET socket bound to the interface; a credit
-  (token) bucket per stream sets the rate. ``opackets``/``obytes`` count what
+  from an AF_PACKET socket bound to the interface, through a
+  ``PACKET_TX_RING`` (``--tx-mode ring``, the default, or ``ring-frags``; see
+  :mod:`softgen.fastio`) or with ``sendmmsg`` (``--tx-mode sendmmsg``, and
+  where the kernel refuses the ring); a credit (token) bucket per stream sets the rate. ``opackets``/``obytes`` count what
   the kernel accepted, so the achieved rate is reported, not the requested one.
 - RX: ``ipackets``/``ibytes`` are the interface's receive counters from
   ``/proc/net/dev`` read inside the namespace: every frame that arrived on the
@@ -140,9 +142,10 @@ class TxStream:
 
 
 class PortWorker:
-    def __init__(self, iface, ring_cap):
+    def __init__(self, iface, ring_cap, tx_mode="ring"):
         self.iface = iface
         self.ring_cap = ring_cap
+        self.tx_mode = tx_mode
         self.null = iface.startswith("null")
         self.out_lock = threading.Lock()
         self.cmds = queue.Queue()
@@ -421,8 +424,10 @@ class PortWorker:
                 self.counters["obytes"] += len(frame) + FCS
 
     def make_ring(self, frames):
+        if self.tx_mode == "sendmmsg":
+            return fastio.FrameRing(frames)
         try:
-            return fastio.TxRing(self.iface, frames)
+            return fastio.TxRing(self.iface, frames, linear=self.tx_mode == "ring")
         except OSError as exc:
             self.emit(ev="error", msg="PACKET_TX_RING unavailable ({0}); using sendmmsg".format(exc))
             return fastio.FrameRing(frames)
@@ -630,9 +635,10 @@ def main(argv=None):
     parser.add_argument("--netns", default="-")
     parser.add_argument("--iface", required=True)
     parser.add_argument("--ring-cap", type=int, default=DEFAULT_RING_CAP)
+    parser.add_argument("--tx-mode", choices=fastio.TX_MODES, default=fastio.TX_MODES[0])
     args = parser.parse_args(argv)
     fastio.enter_netns(args.netns)
-    worker = PortWorker(args.iface, args.ring_cap)
+    worker = PortWorker(args.iface, args.ring_cap, args.tx_mode)
     worker.run()
     return 0
 

@@ -158,12 +158,12 @@ class Port:
         self.last_error = None
 
     # -------------------------------------------------------------- worker
-    def spawn(self, ring_cap, on_event):
+    def spawn(self, ring_cap, on_event, tx_mode="ring"):
         pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         env = dict(os.environ)
         env["PYTHONPATH"] = pkg_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         cmd = [sys.executable, "-m", "softgen.portworker", "--netns", self.netns or "-", "--iface", self.iface,
-               "--ring-cap", str(ring_cap)]
+               "--ring-cap", str(ring_cap), "--tx-mode", tx_mode]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True, bufsize=1)  # pylint: disable=consider-using-with
         threading.Thread(target=self._read_loop, args=(on_event,), daemon=True, name="port%d-reader" % self.index).start()
 
@@ -311,7 +311,7 @@ def stream_pps(stream, speed_gbps):
 class SoftGenServer:
     """The RPC server, the publisher and the ports."""
 
-    def __init__(self, ports, rpc_port=4501, pub_port=4500, bind="127.0.0.1", ring_cap=DEFAULT_RING_CAP):
+    def __init__(self, ports, rpc_port=4501, pub_port=4500, bind="127.0.0.1", ring_cap=DEFAULT_RING_CAP, tx_mode="ring"):
         self.ports = [Port(i, name, netns, iface) for i, (name, netns, iface) in enumerate(ports)]
         # pg_id -> {"latency": bool, "ver": ver_id, "streams": {(port, stream id), ...}}
         self.pgids = {}
@@ -319,6 +319,7 @@ class SoftGenServer:
         self.rpc_addr = "tcp://{0}:{1}".format(bind, rpc_port)
         self.pub_addr = "tcp://{0}:{1}".format(bind, pub_port)
         self.ring_cap = ring_cap
+        self.tx_mode = tx_mode
         self.api_h = "".join(random.choice(string.ascii_letters + string.digits) for _i in range(8))
         self.start_time = time.time()
         self.ctx = zmq.Context()
@@ -342,7 +343,7 @@ class SoftGenServer:
     # ================================================================ lifecycle
     def start_ports(self, timeout=10.0):
         for port in self.ports:
-            port.spawn(self.ring_cap, self.on_worker_event)
+            port.spawn(self.ring_cap, self.on_worker_event, self.tx_mode)
         deadline = time.time() + timeout
         for port in self.ports:
             if not port.hello.wait(max(0.1, deadline - time.time())):
