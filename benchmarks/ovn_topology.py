@@ -155,6 +155,17 @@ FLOOR_PLAYBOOK = """\
       ansible.builtin.ping:
 """
 
+# The same without a module process (ansible.builtin.debug runs in the controller only):
+# what a one-task playbook costs before any module starts on the host.
+FLOOR_ACTION_PLAYBOOK = """\
+- hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Ansible's fixed cost without a module process
+      ansible.builtin.debug:
+        msg: floor
+"""
+
 
 def run_playbook(workdir, playbook):
     env = dict(os.environ)
@@ -253,9 +264,13 @@ def main():
         floor_play = os.path.join(workdir, "floor.yml")
         with open(floor_play, "w") as handle:
             handle.write(FLOOR_PLAYBOOK)
+        action_play = os.path.join(workdir, "floor-action.yml")
+        with open(action_play, "w") as handle:
+            handle.write(FLOOR_ACTION_PLAYBOOK)
         print("python %s, %d CPUs, load average %s" % (sys.version.split()[0], os.cpu_count(), " ".join("%.2f" % x for x in os.getloadavg())))
         runs = {"vars": [], "text": []}
         floors = []
+        action_floors = []
         for rep in range(opts.repeat):
             # each repetition, for each form: a fresh empty database, first apply, unchanged re-apply
             for form in ("vars", "text"):
@@ -298,7 +313,10 @@ def main():
                       "database: %d VIPs, %d NAT rules, %d switch ports" % ((rep + 1, FORMS[form] + ":", first, second) + counts))
             floor, _changed = run_playbook(workdir, floor_play)
             floors.append(floor)
-            print("run %d, Ansible floor (one ansible.builtin.ping task): %.2f s" % (rep + 1, floor))
+            action_floor, _changed = run_playbook(workdir, action_play)
+            action_floors.append(action_floor)
+            print("run %d, Ansible floor (one ansible.builtin.ping task): %.2f s; without a module process "
+                  "(one ansible.builtin.debug task): %.2f s" % (rep + 1, floor, action_floor))
         floor = median(floors)
         best = {}
         for form in ("vars", "text"):
@@ -308,6 +326,8 @@ def main():
             print("%-38s first apply      median %5.2f s, best %5.2f s (goal < 2.0 s)" % (FORMS[form] + ",", first, min(r[0] for r in runs[form])))
             print("%-38s unchanged apply  median %5.2f s, best %5.2f s (goal < 1.5 s)" % (FORMS[form] + ",", second, min(r[1] for r in runs[form])))
         print("Ansible floor (same playbook form, ansible.builtin.ping): median %5.2f s" % floor)
+        print("Ansible floor without a module process (ansible.builtin.debug): median %5.2f s; "
+              "a module process adds %.2f s on this machine" % (median(action_floors), floor - median(action_floors)))
         for form in ("vars", "text"):
             print("above the floor, %-38s first %+.2f s, unchanged %+.2f s" % (FORMS[form] + ":", best[form][0] - floor, best[form][1] - floor))
         first, second = best["text"]
