@@ -10,7 +10,10 @@ on its own fresh database: the lists as host_vars (``switches: "{{ ... }}"``)
 and the whole declaration as one JSON text (``topology: "{{ lookup('file') }}"``).
 For comparison it times the same objects created with one ``ovn-nbctl`` call per object against a second
 empty database (all of them by default, or a sample with ``--sample N`` per
-kind, extrapolated and labelled so).
+kind, extrapolated and labelled so), and the same playbook form with one
+``ansible.builtin.ping`` task (a module process) and with one
+``ansible.builtin.debug`` task (none): ``ovn_topology`` runs as an action
+plugin, so debug's time is its floor.
 
 It never touches the system OVS/OVN: every command gets ``--db=unix:<tmp>``.
 
@@ -328,14 +331,17 @@ def main():
         print("Ansible floor (same playbook form, ansible.builtin.ping): median %5.2f s" % floor)
         print("Ansible floor without a module process (ansible.builtin.debug): median %5.2f s; "
               "a module process adds %.2f s on this machine" % (median(action_floors), floor - median(action_floors)))
+        # ovn_topology runs as an action plugin (no module process): the floor to compare with is debug's.
+        action_floor = median(action_floors)
         for form in ("vars", "text"):
-            print("above the floor, %-38s first %+.2f s, unchanged %+.2f s" % (FORMS[form] + ":", best[form][0] - floor, best[form][1] - floor))
+            print("above the floor without a module process, %-38s first %+.2f s, unchanged %+.2f s"
+                  % (FORMS[form] + ":", best[form][0] - action_floor, best[form][1] - action_floor))
         first, second = best["text"]
         # The issue's goals were set on a machine where the one-task playbook took 0.85 s:
         # the same margins above this machine's floor.
         print("goal margins above the floor (issue: floor 0.85 s, first < 2.0 s, unchanged < 1.5 s): "
               "first < floor + 1.15 s = %.2f s, unchanged < floor + 0.65 s = %.2f s; JSON text form meets them: %s"
-              % (floor + 1.15, floor + 0.65, "yes" if first < floor + 1.15 and second < floor + 0.65 else "NO"))
+              % (action_floor + 1.15, action_floor + 0.65, "yes" if first < action_floor + 1.15 and second < action_floor + 0.65 else "NO"))
 
         nb2 = NB(workdir, "nb-per-object")
         servers.append(nb2)
@@ -348,8 +354,8 @@ def main():
             total += est
             print("  %-38s %5d calls timed in %6.2f s -> %6.2f s for %d" % (kind, done, secs, est, count))
         print("  %-38s %6.2f s%s" % ("total", total, "" if opts.sample is None else " (extrapolated)"))
-        print("ratio per-object calls / module first apply (JSON text):     %6.1fx" % (total / first))
-        print("ratio per-object calls / module unchanged apply (JSON text): %6.1fx" % (total / second))
+        print("ratio per-object calls / ovn_topology first apply (JSON text):     %6.1fx" % (total / first))
+        print("ratio per-object calls / ovn_topology unchanged apply (JSON text): %6.1fx" % (total / second))
         ok = first < 2.0 and second < 1.5
         print("goals (medians, JSON text form) met: %s" % ("yes" if ok else "NO"))
         return 0 if ok else 1

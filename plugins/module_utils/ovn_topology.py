@@ -1311,3 +1311,90 @@ def command_text(command):
     """One planned command as a string, as it would follow ``--`` on an
     ``ovn-nbctl`` command line."""
     return " ".join(shlex_quote(token) for token in command)
+
+
+# -- the run: shared by the module (run_command) and the action plugin (the connection) -----------
+
+
+def argument_spec():
+    """The top-level options. The three lists are checked element by element by
+    :func:`validate`, against the suboptions the module documents, so that each
+    error names its object (``routers[lr0].nat[3].logical_ip``) and so that
+    thousands of NAT rules or VIPs are checked in a few milliseconds."""
+    return dict(
+        nb_db=dict(type="str"),
+        private_key=dict(type="path"),
+        certificate=dict(type="path"),
+        ca_cert=dict(type="path"),
+        timeout=dict(type="int", default=30),
+        purge=dict(type="bool", default=False),
+        topology=dict(type="str"),
+        switches=dict(type="list", elements="dict", default=[]),
+        routers=dict(type="list", elements="dict", default=[]),
+        load_balancers=dict(type="list", elements="dict", default=[]),
+    )
+
+
+class ApplyError(Exception):
+    """A failed run: ``msg`` and the fields of the failure (``errors``, ``rc``, ``stdout``...)."""
+
+    def __init__(self, msg, **fields):
+        Exception.__init__(self, msg)
+        self.msg = msg
+        self.fields = fields
+
+
+def invocation_value(key, value):
+    """What "invocation" shows of an option: the declaration only by its size."""
+    if value is None:
+        return value
+    if key in TOPOLOGY_KEYS:
+        return "(%d declared)" % len(value)
+    if key == "topology":
+        return "(%d characters of JSON)" % len(value)
+    return value
+
+
+def apply_topology(params, run, check_mode=False, diff=False, ovn_nbctl="ovn-nbctl", write=None):
+    """Validate, read once, plan, write once (not in check mode).
+
+    ``run(argv) -> (rc, stdout, stderr)`` runs a command; ``write``, when
+    given, runs the write instead (same signature). Returns the result
+    (``changed``, ``commands``, ``summary``, ``diff`` in diff mode); raises
+    :class:`ApplyError` before any write when the declaration is invalid or
+    the read fails, and when the write fails (then with the planned result).
+    """
+    if params.get("topology") is not None:
+        declared = [key for key in TOPOLOGY_KEYS if params.get(key)]
+        if declared:
+            raise ApplyError("topology is mutually exclusive with %s: give the declaration one way" % ", ".join(declared))
+        try:
+            params = dict(params, **load_topology_text(params["topology"]))
+        except TopologyError as exc:
+            raise ApplyError("invalid OVN topology: %s" % "; ".join(exc.errors), errors=exc.errors)
+    try:
+        desired = validate(params)
+    except TopologyError as exc:
+        raise ApplyError("invalid OVN topology: %d error(s): %s" % (len(exc.errors), "; ".join(exc.errors)), errors=exc.errors)
+
+    base = base_args(ovn_nbctl, params.get("nb_db"), params.get("private_key"), params.get("certificate"), params.get("ca_cert"),
+                     params.get("timeout"))
+    rc, out, err = run(base + read_args())
+    if rc != 0:
+        raise ApplyError("reading the Northbound database failed: %s" % (err or out).strip(), rc=rc, stdout=out, stderr=err)
+    try:
+        state = parse_nb(out)
+    except ValueError as exc:
+        raise ApplyError("cannot parse the output of ovn-nbctl: %s" % exc, stdout=out)
+
+    result = plan(desired, state, params.get("purge", False))
+    commands = result["commands"]
+    ret = dict(changed=bool(commands), commands=[command_text(c) for c in commands], summary=result["summary"])
+    if diff and commands:
+        ret["diff"] = result["diff"]
+    if commands and not check_mode:
+        rc, out, err = (write or run)(base + write_args(commands))
+        if rc != 0:
+            ret.pop("changed")
+            raise ApplyError("the Northbound transaction failed: %s" % (err or out).strip(), rc=rc, stdout=out, stderr=err, **ret)
+    return ret

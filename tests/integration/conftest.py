@@ -7,8 +7,10 @@ test run leaves the machine as it found it.
 """
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -53,3 +55,38 @@ def softgen(topology, tmp_path, request):  # pylint: disable=unused-argument,red
     from softgen_lab import running_softgen  # pylint: disable=import-outside-toplevel
     with running_softgen(request.module.PREFIX, tmp_path / "softgen.log") as ports:
         yield ports
+
+
+SCHEMA_NB = "/usr/share/ovn/ovn-nb.ovsschema"
+
+
+@pytest.fixture(scope="module")
+def nb(tmp_path_factory):
+    """An ovsdb-server serving an empty Northbound database on a private unix socket."""
+    for tool in ("ovsdb-tool", "ovsdb-server", "ovn-nbctl"):
+        if not shutil.which(tool):
+            pytest.fail("%s is needed: install the ovn-common and openvswitch-common packages" % tool)
+    if not os.path.exists(SCHEMA_NB):
+        pytest.fail("%s is needed: install ovn-common" % SCHEMA_NB)
+    workdir = tmp_path_factory.mktemp("ovn-nb")
+    db = str(workdir / "nb.db")
+    sock = str(workdir / "nb.sock")
+    pidfile = str(workdir / "ovsdb-server.pid")
+    subprocess.run(["ovsdb-tool", "create", db, SCHEMA_NB], check=True, capture_output=True)
+    subprocess.run(["ovsdb-server", "--detach", "--no-chdir", "--pidfile=" + pidfile, "--unixctl=" + str(workdir / "ctl"),
+                    "--remote=punix:" + sock, "--log-file=" + str(workdir / "ovsdb-server.log"), db],
+                   check=True, capture_output=True)
+    for _attempt in range(100):
+        if os.path.exists(sock):
+            break
+        time.sleep(0.05)
+    yield "unix:" + sock
+    with open(pidfile) as handle:
+        pid = int(handle.read().strip())
+    os.kill(pid, signal.SIGTERM)
+    for _attempt in range(100):
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            break
+        time.sleep(0.05)

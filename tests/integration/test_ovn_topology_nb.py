@@ -1,6 +1,6 @@
 """offload.testbed.ovn_topology against a REAL OVN Northbound database.
 
-The test starts its own ``ovsdb-server`` on a unix socket in a temporary
+The test starts its own ``ovsdb-server`` (fixture ``nb`` in conftest.py) on a unix socket in a temporary
 directory, with a database made by ``ovsdb-tool create`` from the installed
 /usr/share/ovn/ovn-nb.ovsschema, runs the module's main() in-process (its
 ``run_command`` runs the real ``ovn-nbctl --db=unix:...``), and checks the
@@ -10,10 +10,7 @@ The system OVS/OVN is never touched: every command names the private socket.
 import copy
 import json
 import os
-import shutil
-import signal
 import subprocess
-import time
 
 import pytest
 
@@ -22,7 +19,6 @@ from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.offload.testbed.plugins.modules import ovn_topology
 
-SCHEMA = "/usr/share/ovn/ovn-nb.ovsschema"
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "unit", "plugins", "modules", "fixtures", "ovn_topology")
 
@@ -35,38 +31,6 @@ class _Exit(Exception):
         super().__init__(result.get("msg"))
         self.result = result
         self.failed = failed
-
-
-@pytest.fixture(scope="module")
-def nb(tmp_path_factory):
-    """An ovsdb-server serving an empty Northbound database on a private unix socket."""
-    for tool in ("ovsdb-tool", "ovsdb-server", "ovn-nbctl"):
-        if not shutil.which(tool):
-            pytest.fail("%s is needed: install the ovn-common and openvswitch-common packages" % tool)
-    if not os.path.exists(SCHEMA):
-        pytest.fail("%s is needed: install ovn-common" % SCHEMA)
-    workdir = tmp_path_factory.mktemp("ovn-nb")
-    db = str(workdir / "nb.db")
-    sock = str(workdir / "nb.sock")
-    pidfile = str(workdir / "ovsdb-server.pid")
-    subprocess.run(["ovsdb-tool", "create", db, SCHEMA], check=True, capture_output=True)
-    subprocess.run(["ovsdb-server", "--detach", "--no-chdir", "--pidfile=" + pidfile, "--unixctl=" + str(workdir / "ctl"),
-                    "--remote=punix:" + sock, "--log-file=" + str(workdir / "ovsdb-server.log"), db],
-                   check=True, capture_output=True)
-    for _attempt in range(100):
-        if os.path.exists(sock):
-            break
-        time.sleep(0.05)
-    yield "unix:" + sock
-    with open(pidfile) as handle:
-        pid = int(handle.read().strip())
-    os.kill(pid, signal.SIGTERM)
-    for _attempt in range(100):
-        try:
-            os.kill(pid, 0)
-        except OSError:
-            break
-        time.sleep(0.05)
 
 
 def nbctl(db, *args):
