@@ -20,6 +20,10 @@ How it spends few trial seconds:
   band, or a device that always loses) the search steps down from the
   lowest lossy load by doubling steps (8 %, 16 %, 32 %) before it jumps to
   ``min_load``: the bottom of a dip is found in a few short trials.
+* When the forwarding rate falls with the load (a collapse), projections
+  underestimate the edge: upper bounds are tried short first, and while those
+  tries keep meeting the goal the step up doubles (one width, two, four...),
+  as MLRsearch expands its interval.
 * When a final trial misses a goal at a load where a short trial met it,
   short trials are optimistic for that goal (a policer's burst, deep
   buffers) and the goal explores with final trials from then on, instead of
@@ -113,6 +117,7 @@ class _Search:
         self.stalled = {}
         self.last_step = {}
         self.down_steps = {}
+        self.up_steps = {}
         self.distrust = {}
         # Per goal name: a final trial missed the goal at a load where a
         # short trial met it, so short trials are optimistic (buffers, a
@@ -374,8 +379,14 @@ class _Search:
                 return max(shared), final, "upper"
             return min(reach, self.max_load), final, "upper"
         if not trusted and guess is not None and low * (1.0 - self.width) <= guess <= reach:
-            # Try the upper bound short first.
-            return min(reach, self.max_load), short, "explore"
+            # Try the upper bound short first. While such tries keep meeting the
+            # goal the guess is stale: the step up doubles (1, 2, 4... widths), as
+            # MLRsearch expands its interval.
+            previous_low, count = self.up_steps.get(name, (None, 0))
+            count = count + 1 if previous_low is not None and previous_low < low else 0
+            self.up_steps[name] = (low, count)
+            load = low * (1.0 + width * 2 ** count) if count else reach
+            return min(load if load < high else reach, self.max_load), short, "explore"
         # Explore with a short trial between low and high.
         log_width = math.log(high / low)
         load = None

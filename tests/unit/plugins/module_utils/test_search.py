@@ -263,3 +263,24 @@ def test_optimistic_short_trials_do_not_walk_down_one_final_at_a_time():
     finals = [trial for trial in result["trials"] if trial["duration"] == FINAL]
     # short trials say 6.5 Mpps, finals 6.05 Mpps: a walk down by width would take ~15 finals per goal
     assert len(finals) <= 12, [(trial["load"], trial["duration"], trial["loss_ratio"]) for trial in result["trials"]]
+
+
+def test_step_up_doubles_while_short_tries_above_a_stale_guess_meet_the_goal():
+    # On the dip model the forwarding rate falls above the capacity, so the projections
+    # underestimate the PDR edge and are not trusted: the search tries upper bounds short.
+    # Each such try that meets the goal moves the lower edge up, and the next step is twice
+    # the last (one width, two, four...) instead of one width each time.
+    model = dm.DipAndReturn()
+    result = search(model, dm.MAX_LOAD, min_load=dm.MIN_LOAD, final_duration=10.0, width=0.005, initial_duration=1.0)
+    trials = result["trials"]
+    pdr = 0.005
+    steps = []
+    for before, after in zip(trials, trials[1:]):
+        if (before["duration"] == after["duration"] == 1.0 and before["loss_ratio"] <= pdr and after["loss_ratio"] <= pdr
+                and after["load"] > before["load"] > model.band[1]):
+            steps.append(after["load"] / before["load"] - 1.0)
+    assert len(steps) >= 2, trials
+    assert steps[0] == pytest.approx(0.005, rel=0.01)
+    assert steps[1] == pytest.approx(2 * 0.005 * 0.999, rel=0.01)
+    for goal in result["goals"].values():
+        assert (goal["upper_bound"] - goal["lower_bound"]) / goal["upper_bound"] <= 0.005
