@@ -22,10 +22,11 @@ export ANSIBLE_COLLECTIONS_PATH := $(COLLECTIONS)
 export ANSIBLE_FORCE_COLOR := 0
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help lab test deps apt venv collection lint sanity unit integration molecule teardown clean
+.PHONY: help lab lab-compare test deps apt venv collection lint sanity unit integration molecule teardown clean
 
 help:
 	@echo "make lab       build the virtual lab, provision it and check it with real traffic"
+	@echo "make lab-compare  after make lab: compare two netdev configurations (compare.yml), report in results/compare/report"
 	@echo "make test      ansible-lint, ansible-test sanity, unit, integration and molecule tests"
 	@echo "make teardown  remove the virtual lab"
 
@@ -63,6 +64,19 @@ lab: deps
 	$(BIN)/ansible-playbook -i $(INVENTORY) playbooks/generator.yml
 	$(BIN)/ansible-playbook -i $(INVENTORY) playbooks/benchmark.yml -e bench_run_suffix=-$$(date -u +%Y%m%dT%H%M%S)
 	@echo "make lab: benchmark matrix done; results in $(ROOT)/results, the report in $(ROOT)/results/report (report.md, report.html)."
+
+# After `make lab`: playbooks/compare.yml on the lab's two variants
+# (bench_compare_variants in inventories/virtual/host_vars/lab-dut.yml: the
+# userspace datapath with and without its Exact Match Cache) over a reduced
+# matrix; results and the report with the speedup table in results/compare/.
+COMPARE_RESULTS ?= $(ROOT)/results/compare
+COMPARE_MATRIX ?= {"bench_scenarios": ["routing"], "bench_protocols": ["udp", "tcp"], "bench_frame_sizes": [64]}
+lab-compare: deps
+	@if ! ip netns list | grep -q '^ltb-gen\b' || ! ovs-vsctl --timeout=5 br-exists underlay 2>/dev/null; then \
+	  echo "make lab-compare: the virtual lab is not there; build it with make lab first" >&2; exit 1; fi
+	$(BIN)/ansible-playbook -i $(INVENTORY) playbooks/compare.yml -e bench_results_dir=$(COMPARE_RESULTS) \
+	  -e '$(COMPARE_MATRIX)' -e bench_run_suffix=-$$(date -u +%Y%m%dT%H%M%S)
+	@echo "make lab-compare: results in $(COMPARE_RESULTS), the report with the speedup table in $(COMPARE_RESULTS)/report/report.md."
 
 teardown: deps
 	$(BIN)/ansible-playbook -i $(INVENTORY) playbooks/teardown.yml

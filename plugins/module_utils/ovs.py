@@ -97,7 +97,7 @@ def isolated_from_sysfs(text):
 
 
 def _kv_sets(column, want, have):
-    """``column:key=value`` arguments for keys whose value differs."""
+    """``column:key=value`` arguments for keys whose value differs (a None value is no set: see :func:`_kv_removes`)."""
     out = []
     for key in sorted(want):
         value = want[key]
@@ -106,6 +106,11 @@ def _kv_sets(column, want, have):
         if str(have.get(key)) != str(value):
             out.append("%s:%s=%s" % (column, key, quote_value(value)))
     return out
+
+
+def _kv_removes(table, record, column, want, have):
+    """``remove`` sub-commands for the keys declared None that the record has: a None value removes the key."""
+    return [["remove", table, record, column, key] for key in sorted(want) if want[key] is None and key in have]
 
 
 def plan(spec, model):
@@ -130,10 +135,20 @@ def plan(spec, model):
     sets += _kv_sets("external_ids", spec.get("external_ids") or {}, ovs["external_ids"])
     if sets:
         cmds.append(["set", "Open_vSwitch", "."] + sets)
+    cmds += _kv_removes("Open_vSwitch", ".", "other_config", spec.get("other_config") or {}, ovs["other_config"])
+    cmds += _kv_removes("Open_vSwitch", ".", "external_ids", spec.get("external_ids") or {}, ovs["external_ids"])
+    want_other = spec.get("other_config") or {}
     for key in RESTART_KEYS:
-        want = (spec.get("other_config") or {}).get(key)
-        if want is not None and str(ovs["other_config"].get(key)) != str(want):
+        if key not in want_other:
+            continue
+        want = want_other[key]
+        if (want is not None and str(ovs["other_config"].get(key)) != str(want)) or (want is None and key in ovs["other_config"]):
             restart.append(key)
+    # hw-offload: "Changing this value requires restarting the daemon"
+    # (ovs-vswitchd.conf.db(5)); ovs-vswitchd turns the flow API on at run
+    # time once but never off, so only true -> false (absent is false) restarts.
+    if "hw-offload" in want_other and _truth(ovs["other_config"].get("hw-offload")) and not _truth(want_other["hw-offload"]):
+        restart.append("hw-offload")
 
     everywhere = set(port["name"] for bridge in spec.get("bridges") or [] for port in bridge.get("ports") or [])
     for bridge in spec.get("bridges") or []:
@@ -151,6 +166,8 @@ def plan(spec, model):
         bsets += _kv_sets("external_ids", bridge.get("external_ids") or {}, cur["external_ids"])
         if bsets:
             cmds.append(["set", "Bridge", name] + bsets)
+        cmds += _kv_removes("Bridge", name, "other_config", bridge.get("other_config") or {}, cur["other_config"])
+        cmds += _kv_removes("Bridge", name, "external_ids", bridge.get("external_ids") or {}, cur["external_ids"])
 
         declared = set([name])
         for port in bridge.get("ports") or []:
@@ -186,6 +203,8 @@ def plan(spec, model):
             isets += _kv_sets("external_ids", port.get("external_ids") or {}, icur["external_ids"])
             if isets:
                 cmds.append(["set", "Interface", pname] + isets)
+            for column in ("options", "other_config", "external_ids"):
+                cmds += _kv_removes("Interface", pname, column, port.get(column) or {}, icur[column])
         if spec.get("purge_ports"):
             # A port declared on another bridge moves there; it is not purged here.
             for extra in sorted(cur["ports"] - declared - everywhere):

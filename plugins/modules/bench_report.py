@@ -37,7 +37,8 @@ options:
     description: Where the report goes; default O(results_dir)/report.
     type: path
   compare:
-    description: Two datapath labels C([A, B]); the speedup table shows A / B.
+    description: Two labels C([A, B]) of the results' C(datapath) (a datapath, or a variant name of C(playbooks/compare.yml) such as
+      C(netdev-emc)); the speedup table shows A / B of the latest run of each label.
     type: list
     elements: str
   compare_goal:
@@ -190,7 +191,8 @@ def main():
     )
     params = module.params
     if params["compare"] is not None and len(params["compare"]) != 2:
-        module.fail_json(msg="compare: give two datapath labels [A, B] (the table shows A / B), got %s" % params["compare"])
+        module.fail_json(msg="compare: give two datapath labels [A, B] (datapaths or compare.yml variant names; the table shows A / B), got %s"
+                         % params["compare"])
     if not os.path.isdir(params["results_dir"]):
         module.fail_json(msg="results_dir: %s is not a directory" % params["results_dir"])
     if params["plots"] and not HAS_MATPLOTLIB:

@@ -107,10 +107,12 @@ offloaded_flows_with_packets:
   sample: 10
 system:
   description: What the DUT runs, for the results file, when O(system) is set (C(hostname), C(kernel), C(cmdline), C(ovs_version), C(ovn_version),
+    C(ovs_other_config), the C(Open_vSwitch) record's C(other_config) read from the database (null when C(ovs-vsctl) cannot read it),
     and C(nics), per interface of O(interfaces) the C(driver), C(version), C(firmware_version), C(psid) and C(bus_info)).
   returned: when O(system=true)
   type: dict
-  sample: {"hostname": "dut01", "kernel": "6.1.0-18-amd64", "cmdline": "BOOT_IMAGE=... isolcpus=2-15", "ovs_version": "ovs-vswitchd (Open vSwitch) 3.1.0"}
+  sample: {"hostname": "dut01", "kernel": "6.1.0-18-amd64", "cmdline": "BOOT_IMAGE=... isolcpus=2-15", "ovs_version": "ovs-vswitchd (Open vSwitch) 3.1.0",
+           "ovs_other_config": {"hw-offload": "true", "doca-init": "true"}}
 pmd:
   description: PMD statistics per thread (C(main), C(pmd<core>)), keys as printed with C(_) for spaces.
   returned: always
@@ -122,6 +124,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils.bench_health import offloaded_summary, parse_pmd_stats_show
+from ansible_collections.offload.testbed.plugins.module_utils.ovsdb import parse_table
 from ansible_collections.offload.testbed.plugins.module_utils.parsers import parse_dump_flows, parse_ethtool_info
 
 
@@ -165,6 +168,21 @@ def first_line(module, argv):
     return out.strip().splitlines()[0] if rc == 0 and out.strip() else None
 
 
+def ovs_other_config(module):
+    """The Open_vSwitch record's other_config (what compare.yml's variants change), None when unreadable."""
+    path = module.get_bin_path("ovs-vsctl")
+    if not path:
+        return None
+    rc, out, _err = module.run_command([path, "--timeout=5", "--format=json", "--columns=other_config", "list", "Open_vSwitch"])
+    if rc != 0:
+        return None
+    try:
+        rows = parse_table(out)
+    except ValueError:
+        return None
+    return rows[0].get("other_config") if rows and isinstance(rows[0].get("other_config"), dict) else None
+
+
 def system_info(module, interfaces):
     info = {"hostname": os.uname()[1], "kernel": os.uname()[2], "cmdline": None}
     try:
@@ -174,6 +192,7 @@ def system_info(module, interfaces):
         pass
     info["ovs_version"] = first_line(module, ["ovs-vswitchd", "--version"])
     info["ovn_version"] = first_line(module, ["ovn-controller", "--version"])
+    info["ovs_other_config"] = ovs_other_config(module)
     info["nics"] = {}
     ethtool = module.get_bin_path("ethtool") if interfaces else None
     for iface in interfaces:

@@ -23,8 +23,11 @@ description:
   - Internal ports with an O(bridges[].ports[].address) are brought up with it, and the offloads in
     O(bridges[].ports[].offloads_off) are turned off on them (the userspace datapath needs tx checksum, TSO
     and GSO off on the taps it hands to the kernel).
+  - A key declared with a null value in any of the maps (C(other_config), C(external_ids), C(options)) is removed
+    from the database when it is there; keys not declared are left alone.
   - Reports in RV(restart_keys) the C(other_config) keys that changed and that ovs-vswitchd reads only when
-    it starts (C(doca-init), C(pmd-cpu-mask)), so a role can restart it through a handler.
+    it starts (C(doca-init), C(pmd-cpu-mask), and C(hw-offload) when it goes from true to false, since ovs-vswitchd
+    turns the flow offload API on at run time but never off), so a role can restart it through a handler.
   - Option names follow C(openvswitch.openvswitch) where they mean the same (C(bridge), C(port), C(fail_mode),
     C(external_ids), C(tag)).
 author:
@@ -43,7 +46,8 @@ options:
     choices: [present, absent]
     default: present
   other_config:
-    description: Keys of the C(Open_vSwitch) record's C(other_config) (C(hw-offload), C(doca-init), C(pmd-cpu-mask)...). Other keys are left alone.
+    description: Keys of the C(Open_vSwitch) record's C(other_config) (C(hw-offload), C(doca-init), C(pmd-cpu-mask)...); a null value
+      removes the key. Other keys are left alone.
     type: dict
     default: {}
   external_ids:
@@ -173,7 +177,7 @@ commands:
   elements: str
   sample: ['ovs-vsctl --timeout=30 -- add-br br-int -- set Bridge br-int datapath_type=netdev fail_mode=secure']
 restart_keys:
-  description: C(other_config) keys that changed and that ovs-vswitchd only reads at start.
+  description: C(other_config) keys that changed and that ovs-vswitchd only reads at start (C(hw-offload) only from true to false).
   returned: always
   type: list
   elements: str

@@ -82,6 +82,22 @@ def test_virtual_inventory_runs_modules_with_the_controller_python():
         assert variables["ansible_python_interpreter"] == "{{ ansible_playbook_python }}"
 
 
+@pytest.mark.parametrize("inventory", INVENTORIES)
+def test_compare_variants_of_the_inventories_are_sound(inventory):
+    """playbooks/compare.yml accepts what the inventories give it (the virtual lab: two netdev variants)."""
+    from ansible_collections.offload.testbed.plugins.module_utils.bench_compare import plan  # pylint: disable=import-outside-toplevel
+    for host, variables in hostvars(inventory).items():
+        if "dut" not in host:
+            continue
+        result = plan(variables.get("bench_compare_variants"), variables.get("bench_compare_datapaths"),
+                      variables.get("ovs_other_config", {}), None)
+        assert result["errors"] == [], "%s: %s" % (host, result["errors"])
+        if inventory == "virtual":
+            assert result["names"] == ["netdev-emc", "netdev-noemc"]
+            assert [v["datapath"] for v in result["variants"]] == ["netdev", "netdev"]
+            assert result["restore_other_config"] == {"emc-insert-inv-prob": None}
+
+
 def test_lab_inventory_carries_the_seed_topology():
     ctl = hostvars("lab-cx6lx")["ctl01"]
     switches = dict((s["name"], s) for s in ctl["ovn_topology_switches"])

@@ -89,6 +89,19 @@ def test_speedup_table_in_the_seeds_form(tmp_path):
     assert missing[0]["speedup"] is None and missing[0]["note"] == "not measured on netdev"
 
 
+def test_speedup_table_of_two_compare_variants(tmp_path):
+    """compare.yml's variant names are the labels: one that starts another's run ids does not mix with it."""
+    write_run(tmp_path, "netdev", 1000000.0)
+    emc = write_run(tmp_path, "netdev-emc", 900000.0)
+    noemc = write_run(tmp_path, "netdev-noemc", 600000.0)
+    documents = [json.loads((tmp_path / name).read_text()) for name in sorted(os.listdir(str(tmp_path))) if name.endswith(".json")]
+    entries = report.speedups(report.rows_of(documents), "netdev-emc", "netdev-noemc", "pdr")
+    assert [(entry["a"], entry["b"]) for entry in entries] == [(emc["goals"]["pdr"]["lower_bound"], noemc["goals"]["pdr"]["lower_bound"])]
+    header, lines = report.speedup_table(entries, "netdev-emc", "netdev-noemc")
+    assert header[3:6] == ["netdev-emc", "netdev-noemc", "netdev-emc / netdev-noemc"]
+    assert lines[0][5] == "%.1fx" % (emc["goals"]["pdr"]["lower_bound"] / noemc["goals"]["pdr"]["lower_bound"])
+
+
 def test_bench_report_writes_markdown_html_and_plots_once(tmp_path, monkeypatch):
     pytest.importorskip("matplotlib")
     results = tmp_path / "results"
@@ -132,6 +145,10 @@ def test_dut_health_system_reads_the_nic(monkeypatch):
         ("/usr/bin/ethtool", "-i", "ens3f0np0"): (0, read(os.path.join(ROOT, "tests", "fixtures", "ethtool_i_mlx5_core_legacy.txt")), ""),
         ("/usr/bin/ovs-vswitchd", "--version"): (0, "ovs-vswitchd (Open vSwitch) 3.1.0\n", ""),
         ("/usr/bin/ovn-controller", "--version"): (0, "ovn-controller 23.03.1\nOpen vSwitch Library 3.1.0\n", ""),
+        # as ovs-vsctl 3.1 prints it in the virtual lab with the EMC turned off (compare.yml's second variant)
+        ("/usr/bin/ovs-vsctl", "--timeout=5", "--format=json", "--columns=other_config", "list", "Open_vSwitch"): (
+            0, '{"data":[[["map",[["default-datapath-type","netdev"],["emc-insert-inv-prob","0"],["hw-offload","false"]]]]],'
+               '"headings":["other_config"]}\n', ""),
     }
     if os.path.isdir("/run/systemd/system"):
         table[("/usr/bin/systemctl", "show", "-p", "NRestarts", "--value", "ovs-vswitchd")] = (0, "0\n", "")
@@ -140,6 +157,23 @@ def test_dut_health_system_reads_the_nic(monkeypatch):
     nic = result["system"]["nics"]["ens3f0np0"]
     assert nic["driver"] == "mlx5_core" and nic["psid"] and nic["firmware_version"]
     assert result["system"]["ovs_version"] == "ovs-vswitchd (Open vSwitch) 3.1.0" and result["system"]["ovn_version"] == "ovn-controller 23.03.1"
+    assert result["system"]["ovs_other_config"] == {"default-datapath-type": "netdev", "emc-insert-inv-prob": "0", "hw-offload": "false"}
+
+
+def test_dut_health_system_without_a_readable_database(monkeypatch):
+    monkeypatch.setattr(dut_health, "read_pid", lambda pidfiles: (None, None))
+    monkeypatch.setattr(dut_health.AnsibleModule, "get_bin_path", lambda self, name, *args, **kwargs: "/usr/bin/" + name)
+    table = {
+        ("/usr/bin/ovs-vswitchd", "--version"): (0, "ovs-vswitchd (Open vSwitch) 3.1.0\n", ""),
+        ("/usr/bin/ovn-controller", "--version"): (1, "", "not found\n"),
+        ("/usr/bin/ovs-vsctl", "--timeout=5", "--format=json", "--columns=other_config", "list", "Open_vSwitch"): (
+            1, "", "ovs-vsctl: unix:/var/run/openvswitch/db.sock: database connection failed (No such file or directory)\n"),
+    }
+    if os.path.isdir("/run/systemd/system"):
+        table[("/usr/bin/systemctl", "show", "-p", "NRestarts", "--value", "ovs-vswitchd")] = (0, "0\n", "")
+    result, failed, _calls = run_module(dut_health.main, {"system": True, "core_dirs": []}, table, monkeypatch)
+    assert not failed, result.get("msg")
+    assert result["system"]["ovs_other_config"] is None and result["system"]["ovn_version"] is None
 
 
 def test_bench_report_shows_the_latency_trials(tmp_path, monkeypatch):

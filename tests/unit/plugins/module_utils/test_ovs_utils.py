@@ -121,3 +121,36 @@ def test_pmd_cores_must_be_isolated_on_the_host():
     errors = ovs.validate_role(ROLE, isolated=set())
     assert errors == ["ovs_pmd_cpu_mask: 0xfc puts PMD threads on CPUs 2,3,4,5,6,7, which are not isolated on this host (isolated: none); "
                       "isolate them with boot_params or pick isolated CPUs"]
+
+
+def test_a_null_value_removes_the_key_when_it_is_there():
+    model = empty_model()
+    model["open_vswitch"]["other_config"] = {"emc-insert-inv-prob": "0", "hw-offload": "false"}
+    model["open_vswitch"]["external_ids"] = {"ovn-cms-options": "enable-chassis-as-gw"}
+    model["bridges"]["underlay"] = {"datapath_type": "netdev", "fail_mode": "standalone", "external_ids": {}, "other_config": {"a": "1"},
+                                    "ports": {"underlay"}}
+    spec = {"other_config": {"emc-insert-inv-prob": None, "smc-enable": None, "hw-offload": "false"},
+            "external_ids": {"ovn-cms-options": None},
+            "bridges": [{"name": "underlay", "other_config": {"a": None}, "ports": []}]}
+    cmds, restart = ovs.plan(spec, model)
+    assert cmds == [["remove", "Open_vSwitch", ".", "other_config", "emc-insert-inv-prob"],
+                    ["remove", "Open_vSwitch", ".", "external_ids", "ovn-cms-options"],
+                    ["remove", "Bridge", "underlay", "other_config", "a"]]
+    assert restart == []
+
+
+def test_hw_offload_restarts_only_from_true_to_false():
+    model = empty_model()
+    assert ovs.plan({"other_config": {"hw-offload": "true"}}, model)[1] == []
+    assert ovs.plan({"other_config": {"hw-offload": "false"}}, model)[1] == []
+    model["open_vswitch"]["other_config"] = {"hw-offload": "true"}
+    assert ovs.plan({"other_config": {"hw-offload": "true"}}, model)[1] == []
+    assert ovs.plan({"other_config": {"hw-offload": "false"}}, model)[1] == ["hw-offload"]
+    assert ovs.plan({"other_config": {"hw-offload": None}}, model) == ([["remove", "Open_vSwitch", ".", "other_config", "hw-offload"]], ["hw-offload"])
+
+
+def test_removing_a_start_only_key_restarts():
+    model = empty_model()
+    model["open_vswitch"]["other_config"] = {"pmd-cpu-mask": "0xfc"}
+    assert ovs.plan({"other_config": {"pmd-cpu-mask": None}}, model)[1] == ["pmd-cpu-mask"]
+    assert ovs.plan({"other_config": {"doca-init": None}}, model) == ([], [])
