@@ -459,7 +459,8 @@ class ActionModule(ActionBase):
 
             replay = Replay(recorded, measure)
             result = search(replay, args["max_load"], goals=args["goals"], min_load=settings["min_load"], final_duration=args["final_duration"],
-                            width=args["width"], initial_duration=args["initial_duration"], on_trial=on_trial, max_trials=args["max_trials"])
+                            width=args["width"], initial_duration=args["initial_duration"], on_trial=on_trial, max_trials=args["max_trials"],
+                            upper_bound_duration=args["upper_bound_duration"])
             final = store.finish_search(entry, result, args["max_load"])
             display.display("trex_bench %s %d B: %s" % (store.run_id, size, ", ".join(
                 "%s %.1f pps%s" % (name, goal["lower_bound"], " (generator-limited)" if goal["generator_limited"] else "")

@@ -69,6 +69,7 @@ DEFAULTS = {
     "width": 0.005,
     "final_duration": 10.0,
     "initial_duration": 1.0,
+    "upper_bound_duration": None,
     "max_load": None,
     "min_load": None,
     "warmup_duration": 2.0,
@@ -267,6 +268,14 @@ def check_args(raw):
             errors.append("%s: %r must be a positive number of seconds" % (name, args[name]))
     if _is_number(args["final_duration"]) and _is_number(args["initial_duration"]) and args["initial_duration"] > args["final_duration"]:
         errors.append("initial_duration: %r is longer than final_duration %r" % (args["initial_duration"], args["final_duration"]))
+    if args["upper_bound_duration"] is not None:
+        args["upper_bound_duration"] = _as_number(args["upper_bound_duration"])
+        if not _is_number(args["upper_bound_duration"]) or (
+                _is_number(args["final_duration"]) and _is_number(args["initial_duration"])
+                and not args["initial_duration"] <= args["upper_bound_duration"] <= args["final_duration"]):
+            errors.append("upper_bound_duration: %r must be seconds between initial_duration (%r) and final_duration (%r); leave it unset"
+                          " for the contract (upper bounds confirmed by final trials)"
+                          % (args["upper_bound_duration"], args["initial_duration"], args["final_duration"]))
     args["max_load"] = _as_number(args["max_load"])
     if not _is_number(args["max_load"]) or args["max_load"] <= 0:
         errors.append("max_load: %r must be the highest load to try, in frames/s (> 0): line rate or the generator's ceiling" % (args["max_load"],))
@@ -462,6 +471,9 @@ def search_settings(args):
     settings["latency_duration"] = args["latency_duration"] if args["latency_duration"] is not None else args["final_duration"]
     settings["min_load"] = args["min_load"] if args["min_load"] is not None else args["max_load"] / 1000.0
     settings["warmup_load"] = args["warmup_load"] if args["warmup_load"] is not None else args["max_load"] / 10.0
+    if args.get("upper_bound_duration") is not None:
+        # Only when set: results of the default rule keep their fingerprint.
+        settings["upper_bound_duration"] = args["upper_bound_duration"]
     return settings
 
 

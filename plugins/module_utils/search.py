@@ -11,10 +11,19 @@ How it spends few trial seconds:
 * The first trial runs at ``max_load`` for ``initial_duration``.  Its
   forwarding rate (received / duration) is a close first guess of capacity,
   as in FD.io CSIT's MLRsearch.
+* The second trial probes two widths above that guess, short.  On a cliff it
+  forwards the same rate (within a width): the device forwards its capacity
+  and drops the rest, both trials measured that capacity, and their
+  duration-weighted mean is a better guess than either (noise shrinks by the
+  square root of two).  The third trial then confirms half a width below the
+  mean, at ``final_duration`` at once.  If that confirmation misses the goal
+  (short trials were optimistic), or the rates differ, the search goes on as
+  below; the probe then informs projections only if it forwarded clearly
+  less than the trial above it (loss that grows with the load).
 * Short trials (``initial_duration``) find each goal's edge: from every trial
   that missed a goal the loss is extrapolated back to the load where the goal
   would just be met (forwarding-rate projection, and the secant through the
-  two lowest lossy trials); a bracket of clean and lossy loads keeps the
+  two lowest lossy trials of one duration); a bracket of clean and lossy loads keeps the
   guesses honest and falls back to geometric bisection when they stall.
 * When the loss does not shrink with the load (a dip of loss below a clean
   band, or a device that always loses) the search steps down from the
@@ -34,8 +43,9 @@ How it spends few trial seconds:
   informs every goal, so one trial is often the upper bound of NDR and the
   lower bound of PDR at once.
 
-Safety: bounds rest on ``final_duration`` trials only.  The upper bound of a
-goal is the lowest load whose final trial missed it; the lower bound is the
+Safety: bounds rest on ``final_duration`` trials only (with
+``upper_bound_duration``, upper bounds may rest on shorter trials: MLRsearch's
+rule).  The upper bound of a goal is the lowest load whose final trial missed it; the lower bound is the
 highest load below that whose final trial met it, so a lossy trial below a
 clean one lowers the bound (non-monotonic loss).  A short trial that missed a
 goal below the lower bound is re-measured at ``final_duration`` before the
@@ -101,7 +111,8 @@ def _check_goals(goals):
 class _Search:
     """State of one search: the trials so far and the choice of the next one."""
 
-    def __init__(self, measure, max_load, goals, min_load, final_duration, width, initial_duration, on_trial, max_trials):
+    def __init__(self, measure, max_load, goals, min_load, final_duration, width, initial_duration, on_trial, max_trials,
+                 upper_bound_duration=None):
         self.measure = measure
         self.max_load = max_load
         self.min_load = min_load
@@ -109,6 +120,9 @@ class _Search:
         self.final_duration = final_duration
         self.width = width
         self.initial_duration = initial_duration
+        # The shortest trial whose loss may make an upper bound: final_duration
+        # under the contract; any trial under MLRsearch's rule.
+        self.upper_bound_duration = final_duration if upper_bound_duration is None else upper_bound_duration
         self.on_trial = on_trial
         self.max_trials = max_trials
         self.trials = []
@@ -124,6 +138,13 @@ class _Search:
         # policer's burst): explore with final trials from then on.
         self.short_optimistic = {}
         self.flat_steps = {}
+        # Per goal name: a final trial below the capacity that lossy trials
+        # agreed on missed the goal, so the device is no simple cliff.
+        self.not_cliff = {}
+        # Indexes of the trials that probed for a cliff above the first
+        # projection: projections leave them out unless they agreed.
+        self.probes = set()
+        self.probed = {}
 
     # -- measuring -------------------------------------------------------
 
@@ -164,10 +185,13 @@ class _Search:
     # -- reading the trials for one goal -----------------------------------
 
     def final_bounds(self, ratio):
-        """(lower trial index or None, upper load or None) from final trials."""
+        """(lower trial index or None, upper load or None) from final trials.
+
+        The upper bound also counts lossy trials of ``upper_bound_duration``.
+        """
         upper = None
         for trial in self.trials:
-            if self.is_final(trial) and trial["loss_ratio"] > ratio:
+            if trial["duration"] >= self.upper_bound_duration and trial["loss_ratio"] > ratio:
                 if upper is None or trial["load"] < upper:
                     upper = trial["load"]
         lower_index = None
@@ -260,8 +284,8 @@ class _Search:
         loss does not shrink with the load.
         """
         lossy = {}
-        for trial in self.trials:
-            if trial["loss_ratio"] <= ratio:
+        for index, trial in enumerate(self.trials):
+            if trial["loss_ratio"] <= ratio or index in self.probes:
                 continue
             if low is not None and trial["load"] <= low:
                 continue
@@ -276,9 +300,10 @@ class _Search:
         guesses = [first["load"] * (1.0 - first["loss_ratio"]) / (1.0 - ratio)]
         secant = None
         for other in loads[1:]:
-            if other < loads[0] * (1.0 + 2.0 * self.width):
-                continue
             second = lossy[other]
+            if other < loads[0] * (1.0 + 2.0 * self.width) or second["duration"] != first["duration"]:
+                # Too close, or of another duration (short trials may be optimistic).
+                continue
             excess1 = first["load"] * (first["loss_ratio"] - ratio)
             excess2 = second["load"] * (second["loss_ratio"] - ratio)
             slope = (excess2 - excess1) / (second["load"] - first["load"])
@@ -298,10 +323,35 @@ class _Search:
         lossy = sorted((trial["load"], trial["received"] / trial["duration"]) for trial in self.trials if trial["loss_ratio"] > 0.0)
         best = 0.0
         for _load, forwarded in lossy:
-            if forwarded < best * (1.0 - 2.0 * self.width):
+            if forwarded < best * (1.0 - self.width):
                 return True
             best = max(best, forwarded)
         return False
+
+    def cliff_rate(self, ratio):
+        """The forwarding rate of a cliff, or None.
+
+        When trials at two or more loads missed the goal and all forwarded the
+        same rate (within two widths), the device forwards its capacity and
+        drops the rest: each of those trials is an independent measurement of
+        that capacity, and their duration-weighted mean is a better one than
+        any single short trial.  Loss that grows with the load (forwarding
+        that grows too) gives rates that differ, and None.
+        """
+        lossy = [trial for trial in self.trials if trial["loss_ratio"] > ratio and trial["received"] > 0]
+        if len(set(trial["load"] for trial in lossy)) < 2:
+            return None
+        rates = [trial["received"] / trial["duration"] for trial in lossy]
+        if max(rates) > min(rates) * (1.0 + self.width):
+            return None
+        return sum(trial["received"] for trial in lossy) / sum(trial["duration"] for trial in lossy)
+
+    def rising(self, trial):
+        """Whether ``trial`` forwarded clearly less than every lossy trial at a higher load."""
+        rate = trial["received"] / trial["duration"]
+        higher = [other["received"] / other["duration"] for other in self.trials
+                  if other["load"] > trial["load"] and other["loss_ratio"] > 0.0]
+        return bool(higher) and rate < min(higher) * (1.0 - self.width)
 
     def note_optimism(self, final_trial):
         """Mark the goals a final trial missed where a short trial at the same load met them."""
@@ -325,6 +375,7 @@ class _Search:
         optimistic = self.short_optimistic.get(name, False)
         short = self.final_duration if optimistic else self.initial_duration
         final = self.final_duration
+        upper_duration = max(self.upper_bound_duration, short)
         width = self.width * _WIDTH_USE
         lower_index, final_upper = self.final_bounds(ratio)
         final_lower = self.trials[lower_index]["load"] if lower_index is not None else None
@@ -355,6 +406,19 @@ class _Search:
                 step = _FLAT_STEP * 2 ** flat
                 load = high * (1.0 - step) if step < 0.5 else self.min_load
             else:
+                rate = self.cliff_rate(ratio)
+                lossy_loads = set(trial["load"] for trial in self.trials if trial["loss_ratio"] > ratio)
+                if rate is not None and self.probed.get(name) and not self.not_cliff.get(name):
+                    # The probe and the trials before it agree on a cliff:
+                    # confirm half a width below it.
+                    load = rate / (1.0 - ratio) * (1.0 - width / 2.0)
+                    if load < high and not self.has_final_at(load):
+                        return load, final, "cliff"
+                elif len(lossy_loads) == 1 and guess * (1.0 + 2.0 * width) < high and not self.probed.get(name):
+                    # One lossy trial so far: probe half a width above its
+                    # projection for a second measurement of a cliff.
+                    self.probed[name] = True
+                    return guess * (1.0 + 2.0 * width), short, "probe"
                 load = guess * (1.0 - width / 2.0)
                 load = min(load, high * (1.0 - min(0.5, width * 2 ** steps)))
             if load <= self.min_load:
@@ -370,14 +434,14 @@ class _Search:
             if final_lower is None or final_lower < low:
                 return low, final, "lower"
             if self.fits(low, high):
-                return high, final, "upper"
+                return high, upper_duration, "upper"
             # Prefer a load already tried (it may serve another goal too).
             shared = [trial["load"] for trial in self.trials
                       if low < trial["load"] < high and self.fits(low, trial["load"])
                       and (guess is None or trial["load"] >= guess)]
             if shared:
-                return max(shared), final, "upper"
-            return min(reach, self.max_load), final, "upper"
+                return max(shared), upper_duration, "upper"
+            return min(reach, self.max_load), upper_duration, "upper"
         if not trusted and guess is not None and low * (1.0 - self.width) <= guess <= reach:
             # Try the upper bound short first. While such tries keep meeting the
             # goal the guess is stale: the step up doubles (1, 2, 4... widths), as
@@ -425,6 +489,12 @@ class _Search:
             if role == "upper" and trial["loss_ratio"] <= goal["loss_ratio"]:
                 # The guess was too low: try upper bounds short from now on.
                 self.distrust[goal["name"]] = True
+            if role == "probe" and self.cliff_rate(goal["loss_ratio"]) is None and not self.rising(trial):
+                self.probes.add(len(self.trials) - 1)
+            if role == "cliff" and trial["loss_ratio"] > goal["loss_ratio"]:
+                # Below the capacity the lossy trials agreed on, still lossy:
+                # not a cliff (or short trials are optimistic).
+                self.not_cliff[goal["name"]] = True
             if self.is_final(trial):
                 self.note_optimism(trial)
         result = {}
@@ -444,7 +514,7 @@ class _Search:
 
 
 def search(measure, max_load, goals=None, min_load=None, final_duration=10.0, width=0.005,
-           initial_duration=1.0, on_trial=None, max_trials=200):
+           initial_duration=1.0, on_trial=None, max_trials=200, upper_bound_duration=None):
     """Find, for every goal, the highest load that meets its loss ratio.
 
     :param measure: ``measure(load_pps, duration_s)`` returning a mapping
@@ -460,6 +530,12 @@ def search(measure, max_load, goals=None, min_load=None, final_duration=10.0, wi
     :param on_trial: optional callable, called with each finished trial (a
         dict, with its ``index``), e.g. to write it to disk as the search goes.
     :param max_trials: safety cap; RuntimeError if reached.
+    :param upper_bound_duration: the shortest trial whose loss may make an
+        upper bound, in ``[initial_duration, final_duration]``; default
+        ``final_duration`` (the contract: every upper bound is confirmed by a
+        final trial).  ``initial_duration`` applies MLRsearch's rule, where a
+        short trial that lost too much is an upper bound; lower bounds always
+        rest on final trials.
     :returns: ``{"goals": {name: {"loss_ratio", "lower_bound", "upper_bound",
         "lower_bound_trial"}}, "trials": [...], "trial_seconds": float}``.
         When ``min_load`` already misses a goal its ``lower_bound`` is 0.0,
@@ -492,5 +568,11 @@ def search(measure, max_load, goals=None, min_load=None, final_duration=10.0, wi
     if isinstance(max_trials, bool) or not isinstance(max_trials, int) or max_trials < 1:
         raise ValueError("max_trials must be a positive integer, got %r" % (max_trials,))
     goals = _check_goals(goals)
-    state = _Search(measure, max_load, goals, min_load, final_duration, width, initial_duration, on_trial, max_trials)
+    if upper_bound_duration is not None:
+        upper_bound_duration = _check_number("upper_bound_duration", upper_bound_duration)
+        if not initial_duration <= upper_bound_duration <= final_duration:
+            raise ValueError("upper_bound_duration must be between initial_duration (%r) and final_duration (%r), got %r"
+                             % (initial_duration, final_duration, upper_bound_duration))
+    state = _Search(measure, max_load, goals, min_load, final_duration, width, initial_duration, on_trial, max_trials,
+                    upper_bound_duration)
     return state.loop()

@@ -168,6 +168,14 @@ options:
     description: Seconds of the exploratory trials.
     type: float
     default: 1.0
+  upper_bound_duration:
+    description:
+      - The shortest trial whose loss may make an upper bound, between O(initial_duration) and O(final_duration).
+      - Unset, every upper bound is confirmed by a O(final_duration) trial, as every lower bound is.
+      - Set to O(initial_duration) it applies MLRsearch's rule (a short trial that lost too much is an upper bound), which spends
+        fewer trial seconds (C(benchmarks/search_efficiency.py)) but lets a short loss burst lower a bound. Lower bounds always
+        rest on O(final_duration) trials.
+    type: float
   max_load:
     description: Highest load to try, frames/s (line rate, or the generator's ceiling).
     type: float

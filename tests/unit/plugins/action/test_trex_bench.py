@@ -315,6 +315,29 @@ def test_a_run_finds_the_capacity_writes_every_trial_and_sets_stats(tmp_path, mo
     assert stats["aggregate"] is True and stats["data"]["trex_bench"]["unit"][0]["goals"]["ndr"] == ndr["lower_bound"]
 
 
+def test_upper_bounds_by_mlrsearch_rule_when_asked(tmp_path, monkeypatch, listener):
+    # upper_bound_duration reaches the search: an upper bound rests on a short lossy trial,
+    # the lower bound still on a final one, and the setting is in the results file.
+    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    result = run(make_action(bench_args(listener, tmp_path, upper_bound_duration=1, dut_health=False)))
+    assert not result.get("failed"), result.get("msg")
+    document = validate(result["results_file"])
+    search = document["searches"][0]
+    assert document["search"]["upper_bound_duration"] == 1.0
+    ndr = search["result"]["goals"]["ndr"]
+    assert search["trials"][ndr["lower_bound_trial"]]["duration"] == 10.0
+    at_upper = [trial for trial in search["trials"] if trial["load"] == ndr["upper_bound"]]
+    # the first trial at the upper bound was short and lost frames (a final one may follow: PDR's lower bound)
+    assert at_upper and at_upper[0]["duration"] == 1.0 and at_upper[0]["loss_ratio"] > 0.0
+    assert ndr["lower_bound"] <= CAPACITY <= ndr["upper_bound"]
+    # PDR's upper bound rests on a short trial only, which the contract's rule would not accept
+    pdr = search["result"]["goals"]["pdr"]
+    assert [trial["duration"] for trial in search["trials"] if trial["load"] == pdr["upper_bound"]] == [1.0]
+    contract = run(make_action(bench_args(listener, tmp_path, run_id="contract", dut_health=False)))
+    assert "upper_bound_duration" not in validate(contract["results_file"])["search"]
+    assert search["result"]["trial_seconds"] < contract["searches"][0]["trial_seconds"]
+
+
 def test_generator_ceiling_is_labelled(tmp_path, monkeypatch, listener):
     monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
     FakeClient.ceiling = 30000.0

@@ -213,8 +213,12 @@ class AlwaysLoses(DeviceModel):
     name = "always_loses"
     description = "2% loss at any load"
 
+    def __init__(self, loss=0.02):
+        DeviceModel.__init__(self)
+        self.loss_ratio = loss
+
     def expected_loss(self, load):
-        return 0.02
+        return self.loss_ratio
 
 
 class TokenBucket(DeviceModel):

@@ -52,6 +52,9 @@ def test_strings_from_playbooks_are_normalised():
     ({"max_load": 0}, "max_load: 0 must be the highest load"),
     ({"min_load": 2000000}, "min_load: 2000000 must be a load"),
     ({"initial_duration": 20}, "initial_duration: 20 is longer than final_duration 10.0"),
+    ({"upper_bound_duration": 0.5}, "upper_bound_duration: 0.5 must be seconds between initial_duration (1.0) and final_duration (10.0)"),
+    ({"upper_bound_duration": 11}, "upper_bound_duration: 11 must be seconds between"),
+    ({"upper_bound_duration": "short"}, "upper_bound_duration: 'short' must be seconds"),
     ({"final_duration": "soon"}, "final_duration: 'soon' must be a positive number"),
     ({"client": "trex"}, "client_path: client 'trex' needs"),
     ({"run_id": "../etc/passwd"}, "run_id: '../etc/passwd' must be letters"),
@@ -128,3 +131,9 @@ def test_fingerprint_follows_what_changes_the_numbers():
     other = bp.check_args(dict(GOOD, frame_sizes=[64]))[0]
     assert bp.fingerprint(args) == bp.fingerprint(same)
     assert bp.fingerprint(args) != bp.fingerprint(other)
+    # MLRsearch's rule for upper bounds changes the numbers; unset, the settings (and
+    # the fingerprints of runs made before the option existed) stay as they were.
+    relaxed = bp.check_args(dict(GOOD, upper_bound_duration=1))[0]
+    assert "upper_bound_duration" not in bp.search_settings(args)
+    assert bp.search_settings(relaxed)["upper_bound_duration"] == 1.0
+    assert bp.fingerprint(relaxed) != bp.fingerprint(args)
