@@ -45,11 +45,11 @@ How it spends few trial seconds:
 
 Safety: bounds rest on ``final_duration`` trials only (with
 ``upper_bound_duration``, upper bounds may rest on shorter trials: MLRsearch's
-rule).  The upper bound of a goal is the lowest load whose final trial missed it; the lower bound is the
-highest load below that whose final trial met it, so a lossy trial below a
-clean one lowers the bound (non-monotonic loss).  A short trial that missed a
-goal below the lower bound is re-measured at ``final_duration`` before the
-bound is reported.
+rule).  The upper bound of a goal is the lowest load whose final trial missed
+it; the lower bound is the highest load below that whose final trial met it,
+so a lossy trial below a clean one lowers the bound (non-monotonic loss).  A
+short trial that missed a goal below the lower bound is re-measured at
+``final_duration`` before the bound is reported.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -141,8 +141,9 @@ class _Search:
         # Per goal name: a final trial below the capacity that lossy trials
         # agreed on missed the goal, so the device is no simple cliff.
         self.not_cliff = {}
-        # Indexes of the trials that probed for a cliff above the first
-        # projection: projections leave them out unless they agreed.
+        # Indexes of the probes (see cliff_rate) that projections leave out:
+        # those that neither agreed on a cliff nor forwarded clearly less
+        # than the trial above them.
         self.probes = set()
         self.probed = {}
 
@@ -332,7 +333,7 @@ class _Search:
         """The forwarding rate of a cliff, or None.
 
         When trials at two or more loads missed the goal and all forwarded the
-        same rate (within two widths), the device forwards its capacity and
+        same rate (within one width), the device forwards its capacity and
         drops the rest: each of those trials is an independent measurement of
         that capacity, and their duration-weighted mean is a better one than
         any single short trial.  Loss that grows with the load (forwarding
@@ -415,7 +416,7 @@ class _Search:
                     if load < high and not self.has_final_at(load):
                         return load, final, "cliff"
                 elif len(lossy_loads) == 1 and guess * (1.0 + 2.0 * width) < high and not self.probed.get(name):
-                    # One lossy trial so far: probe half a width above its
+                    # One lossy trial so far: probe two widths above its
                     # projection for a second measurement of a cliff.
                     self.probed[name] = True
                     return guess * (1.0 + 2.0 * width), short, "probe"
