@@ -18,7 +18,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.offload.testbed.plugins.module_utils.ovs import DATAPATHS
+from ansible_collections.offload.testbed.plugins.module_utils.ovs import DATAPATHS, truth
 
 DEFAULT_DATAPATHS = ["doca", "system"]
 VARIANT_KEYS = ("name", "datapath", "other_config", "hw_offload")
@@ -43,12 +43,6 @@ def _config_value(value):
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
-
-
-def _truth(value):
-    if isinstance(value, bool):
-        return value
-    return str(value).lower() in ("true", "yes", "1", "on")
 
 
 def plan(variants=None, datapaths=None, inventory_other_config=None, inventory_hw_offload=None):
@@ -113,7 +107,7 @@ def plan(variants=None, datapaths=None, inventory_other_config=None, inventory_h
         if hw_offload is not None:
             effective = bool(hw_offload)
         elif inventory_hw_offload is not None and str(inventory_hw_offload) != "":
-            effective = _truth(inventory_hw_offload)
+            effective = truth(inventory_hw_offload)
         else:
             effective = variant["datapath"] == "doca"
         resolved.append({"name": str(variant["name"]), "datapath": variant["datapath"], "other_config": own,

@@ -147,7 +147,7 @@ def plan(spec, model):
     # hw-offload: "Changing this value requires restarting the daemon"
     # (ovs-vswitchd.conf.db(5)); ovs-vswitchd turns the flow API on at run
     # time once but never off, so only true -> false (absent is false) restarts.
-    if "hw-offload" in want_other and _truth(ovs["other_config"].get("hw-offload")) and not _truth(want_other["hw-offload"]):
+    if "hw-offload" in want_other and truth(ovs["other_config"].get("hw-offload")) and not truth(want_other["hw-offload"]):
         restart.append("hw-offload")
 
     everywhere = set(port["name"] for bridge in spec.get("bridges") or [] for port in bridge.get("ports") or [])
@@ -232,7 +232,8 @@ def address_plan(ports, links):
     return cmds
 
 
-def _truth(value):
+def truth(value):
+    """Whether a variable or an other_config value means true (a boolean, or true/yes/1/on as text)."""
     return str(value).lower() in ("true", "yes", "1", "on")
 
 
@@ -246,8 +247,8 @@ def role_switch(v):
     bridge, ``iface-id``; internal ports carry their tag and address.
     """
     datapath = v["datapath"]
-    other = {"hw-offload": "true" if _truth(v.get("hw_offload")) else "false", "default-datapath-type": datapath}
-    if _truth(v.get("doca_init")):
+    other = {"hw-offload": "true" if truth(v.get("hw_offload")) else "false", "default-datapath-type": datapath}
+    if truth(v.get("doca_init")):
         other["doca-init"] = "true"
     for key, name in (("hw_offload_ct_size", "hw-offload-ct-size"), ("pmd_cpu_mask", "pmd-cpu-mask")):
         if v.get(key):
