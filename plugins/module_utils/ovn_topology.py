@@ -1327,6 +1327,7 @@ def argument_spec():
         certificate=dict(type="path"),
         ca_cert=dict(type="path"),
         timeout=dict(type="int", default=30),
+        ovn_nbctl=dict(type="str", default="ovn-nbctl"),
         purge=dict(type="bool", default=False),
         topology=dict(type="str"),
         switches=dict(type="list", elements="dict", default=[]),
@@ -1355,7 +1356,7 @@ def invocation_value(key, value):
     return value
 
 
-def apply_topology(params, run, check_mode=False, diff=False, ovn_nbctl="ovn-nbctl", write=None):
+def apply_topology(params, run, check_mode=False, diff=False, ovn_nbctl=None, write=None):
     """Validate, read once, plan, write once (not in check mode).
 
     ``run(argv) -> (rc, stdout, stderr)`` runs a command; ``write``, when
@@ -1377,7 +1378,7 @@ def apply_topology(params, run, check_mode=False, diff=False, ovn_nbctl="ovn-nbc
     except TopologyError as exc:
         raise ApplyError("invalid OVN topology: %d error(s): %s" % (len(exc.errors), "; ".join(exc.errors)), errors=exc.errors)
 
-    base = base_args(ovn_nbctl, params.get("nb_db"), params.get("private_key"), params.get("certificate"), params.get("ca_cert"),
+    base = base_args(ovn_nbctl or params.get("ovn_nbctl") or "ovn-nbctl", params.get("nb_db"), params.get("private_key"), params.get("certificate"), params.get("ca_cert"),
                      params.get("timeout"))
     rc, out, err = run(base + read_args())
     if rc != 0:

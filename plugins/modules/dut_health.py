@@ -106,7 +106,7 @@ offloaded_flows_with_packets:
   type: int
   sample: 10
 system:
-  description: What the DUT runs, for the results file, when O(system) is set (C(hostname), C(kernel), C(cmdline), C(ovs_version), C(ovn_version),
+  description: What the DUT runs, for the results file, when O(system) is set (C(hostname), C(kernel), C(cmdline), C(ovs_version), C(ovn_version) - of the ovn-controller that runs when it answers -,
     C(ovs_other_config), the C(Open_vSwitch) record's C(other_config) read from the database (null when C(ovs-vsctl) cannot read it),
     and C(nics), per interface of O(interfaces) the C(driver), C(version), C(firmware_version), C(psid) and C(bus_info)).
   returned: when O(system=true)
@@ -191,7 +191,9 @@ def system_info(module, interfaces):
     except OSError:
         pass
     info["ovs_version"] = first_line(module, ["ovs-vswitchd", "--version"])
-    info["ovn_version"] = first_line(module, ["ovn-controller", "--version"])
+    # The ovn-controller that runs answers for itself (an OVN built from source may not be the one on PATH).
+    info["ovn_version"] = (first_line(module, ["ovn-appctl", "-t", "ovn-controller", "version"])
+                           or first_line(module, ["ovn-controller", "--version"]))
     info["ovs_other_config"] = ovs_other_config(module)
     info["nics"] = {}
     ethtool = module.get_bin_path("ethtool") if interfaces else None

@@ -71,6 +71,12 @@ options:
   ca_cert:
     description: CA certificate file for an C(ssl:) database, passed as C(-C).
     type: path
+  ovn_nbctl:
+    description:
+      - The C(ovn-nbctl) to run, a name looked up on E(PATH) or a path, for example that of an OVN built from source
+        (C(ovn_build_facts.bindir) of the offload.testbed.ovn_build role).
+    type: str
+    default: ovn-nbctl
   timeout:
     description: Seconds C(ovn-nbctl) waits for the database (C(--timeout)); V(0) waits forever.
     type: int
@@ -430,7 +436,7 @@ from ansible_collections.offload.testbed.plugins.module_utils.ovn_topology impor
 def run_module(module):
     """Validate, read once, plan, write once (not in check mode). Returns the result dict."""
     # found on PATH and in the sbin directories; the declaration is checked before it is needed
-    ovn_nbctl = module.get_bin_path("ovn-nbctl") or "ovn-nbctl"
+    ovn_nbctl = module.get_bin_path(module.params["ovn_nbctl"]) or module.params["ovn_nbctl"]
     try:
         ret = apply_topology(module.params, module.run_command, check_mode=module.check_mode, diff=module._diff, ovn_nbctl=ovn_nbctl)
     except ApplyError as exc:

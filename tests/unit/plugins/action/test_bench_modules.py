@@ -144,6 +144,9 @@ def test_dut_health_system_reads_the_nic(monkeypatch):
     table = {
         ("/usr/bin/ethtool", "-i", "ens3f0np0"): (0, read(os.path.join(ROOT, "tests", "fixtures", "ethtool_i_mlx5_core_legacy.txt")), ""),
         ("/usr/bin/ovs-vswitchd", "--version"): (0, "ovs-vswitchd (Open vSwitch) 3.1.0\n", ""),
+        # The running ovn-controller is OVN 24.03.8 built from source (as ovn-appctl printed it in the virtual lab,
+        # no final newline); the distribution's 23.03.1 on PATH is not the one that runs.
+        ("/usr/bin/ovn-appctl", "-t", "ovn-controller", "version"): (0, "ovn-controller 24.03.8\nOpen vSwitch Library 3.3.8", ""),
         ("/usr/bin/ovn-controller", "--version"): (0, "ovn-controller 23.03.1\nOpen vSwitch Library 3.1.0\n", ""),
         # as ovs-vsctl 3.1 prints it in the virtual lab with the EMC turned off (compare.yml's second variant)
         ("/usr/bin/ovs-vsctl", "--timeout=5", "--format=json", "--columns=other_config", "list", "Open_vSwitch"): (
@@ -156,7 +159,7 @@ def test_dut_health_system_reads_the_nic(monkeypatch):
     assert not failed, result.get("msg")
     nic = result["system"]["nics"]["ens3f0np0"]
     assert nic["driver"] == "mlx5_core" and nic["psid"] and nic["firmware_version"]
-    assert result["system"]["ovs_version"] == "ovs-vswitchd (Open vSwitch) 3.1.0" and result["system"]["ovn_version"] == "ovn-controller 23.03.1"
+    assert result["system"]["ovs_version"] == "ovs-vswitchd (Open vSwitch) 3.1.0" and result["system"]["ovn_version"] == "ovn-controller 24.03.8"
     assert result["system"]["ovs_other_config"] == {"default-datapath-type": "netdev", "emc-insert-inv-prob": "0", "hw-offload": "false"}
 
 
@@ -165,6 +168,9 @@ def test_dut_health_system_without_a_readable_database(monkeypatch):
     monkeypatch.setattr(dut_health.AnsibleModule, "get_bin_path", lambda self, name, *args, **kwargs: "/usr/bin/" + name)
     table = {
         ("/usr/bin/ovs-vswitchd", "--version"): (0, "ovs-vswitchd (Open vSwitch) 3.1.0\n", ""),
+        ("/usr/bin/ovn-appctl", "-t", "ovn-controller", "version"): (
+            1, "", "2026-12-01T11:49:40Z|00001|daemon_unix|WARN|/var/run/ovn/ovn-controller.pid: open: No such file or directory\n"
+                   "ovn-appctl: cannot read pidfile \"/var/run/ovn/ovn-controller.pid\" (No such file or directory)\n"),
         ("/usr/bin/ovn-controller", "--version"): (1, "", "not found\n"),
         ("/usr/bin/ovs-vsctl", "--timeout=5", "--format=json", "--columns=other_config", "list", "Open_vSwitch"): (
             1, "", "ovs-vsctl: unix:/var/run/openvswitch/db.sock: database connection failed (No such file or directory)\n"),
