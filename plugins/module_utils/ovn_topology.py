@@ -1378,8 +1378,8 @@ def apply_topology(params, run, check_mode=False, diff=False, ovn_nbctl=None, wr
     except TopologyError as exc:
         raise ApplyError("invalid OVN topology: %d error(s): %s" % (len(exc.errors), "; ".join(exc.errors)), errors=exc.errors)
 
-    base = base_args(ovn_nbctl or params.get("ovn_nbctl") or "ovn-nbctl", params.get("nb_db"), params.get("private_key"), params.get("certificate"), params.get("ca_cert"),
-                     params.get("timeout"))
+    base = base_args(ovn_nbctl or params.get("ovn_nbctl") or "ovn-nbctl", params.get("nb_db"), params.get("private_key"),
+                     params.get("certificate"), params.get("ca_cert"), params.get("timeout"))
     rc, out, err = run(base + read_args())
     if rc != 0:
         raise ApplyError("reading the Northbound database failed: %s" % (err or out).strip(), rc=rc, stdout=out, stderr=err)

@@ -106,7 +106,8 @@ offloaded_flows_with_packets:
   type: int
   sample: 10
 system:
-  description: What the DUT runs, for the results file, when O(system) is set (C(hostname), C(kernel), C(cmdline), C(ovs_version), C(ovn_version) - of the ovn-controller that runs when it answers -,
+  description: What the DUT runs, for the results file, when O(system) is set (C(hostname), C(kernel), C(cmdline), C(ovs_version),
+    C(ovn_version) - of the ovn-controller that runs when it answers -,
     C(ovs_other_config), the C(Open_vSwitch) record's C(other_config) read from the database (null when C(ovs-vsctl) cannot read it),
     and C(nics), per interface of O(interfaces) the C(driver), C(version), C(firmware_version), C(psid) and C(bus_info)).
   returned: when O(system=true)

@@ -21,7 +21,7 @@ description:
     OVN commit, the Open vSwitch commit, the configure flags and the prefix) and one in each source tree and build make
     a second run skip everything; a change of either source or of the flags rebuilds what depends on it.
   - O(ovs_ref=auto) reads C(ovs-vswitchd --version) on the host and picks the upstream tag of the same major.minor
-    (the same patch release when tagged, else the nearest), saying why in RV(ovs.reason). O(ovs_ref=submodule) takes
+    (the same patch release when tagged, else the nearest), saying why in the C(reason) of RV(ovs). O(ovs_ref=submodule) takes
     the commit the OVN tree pins in its C(ovs) submodule.
   - Every command's output goes to a log on the host (RV(logs)); a failed step reports the last lines of it.
   - With O(inspect), runs no build and only checks the archives and directories given (the role runs it on the
@@ -163,6 +163,11 @@ plan:
 commands:
   description: The commands of the plan, as shell lines.
   returned: always
+  type: list
+  elements: str
+fetch:
+  description: The components (C(ovs), C(ovn)) whose sources the plan fetches; the role copies only their archives and directories.
+  returned: unless O(inspect)
   type: list
   elements: str
 ovs:
@@ -436,10 +441,10 @@ def record_step(host, comp, step, sources, want, paths):
         src = sources[comp]
         record = dict(id=src['id'])
         if src['kind'] == 'git':
-            rc, out, dummy = host.run(['git', '-C', paths[comp + '_src'], 'rev-parse', 'HEAD'])
+            dummy, out, dummy2 = host.run(['git', '-C', paths[comp + '_src'], 'rev-parse', 'HEAD'])
             if out.strip() != src['id']:
-                raise ob.BuildError(['%s: fetching %s %s gave commit %s, not %s' % (host.name(comp + '_ref'), src['url'],
-                                                                                   src['fetch'], out.strip(), src['id'])])
+                raise ob.BuildError(['%s: fetching %s %s gave commit %s, not %s'
+                                     % (host.name(comp + '_ref'), src['url'], src['fetch'], out.strip(), src['id'])])
             if comp == 'ovn':
                 record['ovs_pin'] = read_pin(host, paths)
         host.write_json(os.path.join(paths[comp + '_src'], ob.SOURCE_RECORD), record)

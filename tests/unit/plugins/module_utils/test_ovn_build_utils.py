@@ -216,8 +216,8 @@ def test_first_run_fetches_builds_and_installs_in_order():
     paths = ob.layout(p)
     want = ob.wanted_records(p, SOURCES, paths)
     steps = ob.plan_steps(p, SOURCES, ob.decide(want, {}), paths, 2)
-    assert [(comp, step) for comp, step, dummy in steps] == [("ovs", "fetch"), ("ovs", "build"), ("ovn", "fetch"),
-                                                            ("ovn", "build"), ("ovn", "install")]
+    assert [(comp, step) for comp, step, dummy in steps] == [
+        ("ovs", "fetch"), ("ovs", "build"), ("ovn", "fetch"), ("ovn", "build"), ("ovn", "install")]
     assert steps[3][2][3] == (["../configure", "--prefix=/opt/ovn", "--sysconfdir=/etc", "--localstatedir=/var",
                                "--with-ovs-source=/w/ovs", "--with-ovs-build=/w/ovs/_build"], "/w/ovn/_build")
     assert steps[3][2][4] == (["make", "-j2"], "/w/ovn/_build")

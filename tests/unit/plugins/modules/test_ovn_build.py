@@ -11,9 +11,12 @@ from ansible_collections.offload.testbed.plugins.modules import ovn_build
 from modtest import run_module
 
 FIX = os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures", "ovn_build")
-OVS_URL, OVN_URL = "https://github.com/openvswitch/ovs.git", "https://github.com/ovn-org/ovn.git"
-OVS_TAG, OVS_COMMIT = "1" * 40, "bc99439446a1c0b94498ad7ea44f3d1d933ead90"
-OVN_TAG, OVN_COMMIT = "2" * 40, "697058648fdecfb67d7f3a11513e27af9c5d49a6"
+OVS_URL = "https://github.com/openvswitch/ovs.git"
+OVN_URL = "https://github.com/ovn-org/ovn.git"
+OVS_TAG = "1" * 40
+OVS_COMMIT = "bc99439446a1c0b94498ad7ea44f3d1d933ead90"
+OVN_TAG = "2" * 40
+OVN_COMMIT = "697058648fdecfb67d7f3a11513e27af9c5d49a6"
 LS_OVS = "%s\trefs/tags/v3.3.5\n%s\trefs/tags/v3.3.5^{}\n%s\trefs/tags/v3.3.8\n%s\trefs/tags/v3.3.8^{}\n" % (
     "3" * 40, "4" * 40, OVS_TAG, OVS_COMMIT)
 LS_OVN = "%s\trefs/tags/v24.03.8\n%s\trefs/tags/v24.03.8^{}\n%s\trefs/heads/main\n" % (OVN_TAG, OVN_COMMIT, "5" * 40)
