@@ -257,3 +257,15 @@ def test_git_fetch_commands():
         (["git", "init", "-q", "/w/ovs"], None),
         (["git", "-C", "/w/ovs", "fetch", "-q", "--depth", "1", "u", "refs/tags/v3.3.8"], None),
         (["git", "-C", "/w/ovs", "checkout", "-q", "--detach", "FETCH_HEAD"], None)]
+
+
+def test_install_ovs_installs_both_and_a_missing_ovs_install_alone_is_redone():
+    p = params(workdir="/w", prefix="/opt/ovn", install_ovs=True)
+    paths = ob.layout(p)
+    want = ob.wanted_records(p, SOURCES, paths)
+    steps = ob.plan_steps(p, SOURCES, ob.decide(want, {}), paths, 2)
+    assert [s[:2] for s in steps] == [("ovs", "fetch"), ("ovs", "build"), ("ovs", "install"), ("ovn", "fetch"),
+                                      ("ovn", "build"), ("ovn", "install")]
+    assert steps[2][2] == [(["make", "install"], "/w/ovs/_build")]
+    have = dict(want, ovs_install=None)
+    assert [s[:2] for s in ob.plan_steps(p, SOURCES, ob.decide(want, have), paths, 2)] == [("ovs", "install")]
