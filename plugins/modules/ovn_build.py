@@ -274,8 +274,9 @@ def inspect_sources(params, name):
 def ls_remote(host, url, comp):
     rc, out, err = host.run(['git', 'ls-remote', url])
     if rc != 0:
+        said = ((err or out).strip().splitlines() or ['exit %d' % rc])[-1]
         raise ob.BuildError(['%s: git ls-remote %s failed (%s); check the URL and that the host reaches it'
-                             % (host.name(comp + '_git_url'), url, (err or out).strip().splitlines()[-1:] or rc)])
+                             % (host.name(comp + '_git_url'), url, said)])
     return ob.parse_ls_remote(out)
 
 
@@ -308,9 +309,9 @@ PACKAGE_QUERIES = (
 def resolve_git(host, comp, src, pin=None):
     """The commit a git source stands for, and what to fetch; ``pin`` is the commit OVN pins, for ``submodule``."""
     ref, url = src['ref'], src['git_url']
+    refs = ls_remote(host, url, comp)  # also the proof, before anything, that the host reaches the URL
     if ref == 'submodule':
         return dict(kind='git', url=url, ref=ref, id=pin, fetch=pin, reason='the commit OVN pins in its ovs submodule')
-    refs = ls_remote(host, url, comp)
     reason = None
     if ref == 'auto':
         try:
@@ -382,24 +383,23 @@ def read_records(host, paths):
     return have
 
 
-def link_step(params, paths, todo):
+def link_step(params, paths):
     """ovn-ctl loads PREFIX/share/openvswitch/scripts/ovs-lib: link the host's when the prefix has none."""
     if params['install_ovs'] or os.path.lexists(paths['ovs_lib_link']):
         return []
     if not os.path.exists(params['ovs_lib']):
-        raise ob.BuildError(['%s: %s does not exist; ovn-ctl needs the ovs-lib (and ovsdb-server) of an installed Open '
-                             'vSwitch: install Open vSwitch, point %s at its ovs-lib, or set %s'
-                             % (params['variable_prefix'] + 'ovs_lib', params['ovs_lib'], params['variable_prefix'] + 'ovs_lib',
-                                params['variable_prefix'] + 'install_ovs')])
+        var = params['variable_prefix']
+        raise ob.BuildError(['%sovs_lib: %s does not exist; ovn-ctl needs the ovs-lib (and ovsdb-server) of an installed Open '
+                             'vSwitch: install Open vSwitch, point %sovs_lib at its ovs-lib, or set %sinstall_ovs'
+                             % (var, params['ovs_lib'], var, var)])
     return [('ovn', 'link', [(['mkdir', '-p', os.path.dirname(paths['ovs_lib_link'])], None),
                              (['ln', '-sfn', params['ovs_lib'], paths['ovs_lib_link']], None)])]
 
 
 def make_plan(params, sources, paths, have, jobs):
     want = ob.wanted_records(params, sources, paths)
-    todo = ob.decide(want, have)
-    steps = ob.plan_steps(params, sources, todo, paths, jobs)
-    return want, steps + link_step(params, paths, todo)
+    steps = ob.plan_steps(params, sources, ob.decide(want, have), paths, jobs)
+    return want, steps + link_step(params, paths)
 
 
 def describe_steps(steps, sources, paths, jobs):

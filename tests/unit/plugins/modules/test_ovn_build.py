@@ -144,3 +144,23 @@ def test_every_unknown_ref_at_once_before_anything(tmp_path, monkeypatch):
         "ovn_build_ovn_ref: v24.09.0 is not a tag, branch or full commit of %s (its newest release tags: v24.03.8)" % OVN_URL,
         "ovn_build_ovs_ref: v3.3.99 is not a tag, branch or full commit of %s (its newest release tags: v3.3.5, v3.3.8)" % OVS_URL]
     assert sorted(calls) == sorted(reads()) and not (tmp_path / "w").exists()
+
+
+def test_an_unreachable_url_is_refused_with_what_git_said(tmp_path, monkeypatch):
+    table = reads()
+    table[("git", "ls-remote", OVS_URL)] = (128, "", "fatal: unable to access 'https://github.com/openvswitch/ovs.git/': "
+                                                     "Could not resolve host: github.com\n")
+    result, failed, dummy = run_module(ovn_build.main, args(tmp_path, ovs_ref="submodule"), table, monkeypatch)
+    assert failed
+    assert result["errors"] == ["ovn_build_ovs_git_url: git ls-remote %s failed (fatal: unable to access "
+                                "'https://github.com/openvswitch/ovs.git/': Could not resolve host: github.com); check the URL "
+                                "and that the host reaches it" % OVS_URL]
+
+
+def test_no_ovs_lib_for_ovn_ctl_is_refused_before_anything(tmp_path, monkeypatch):
+    result, failed, calls = run_module(ovn_build.main, args(tmp_path, ovs_lib=str(tmp_path / "none" / "ovs-lib")), reads(), monkeypatch)
+    assert failed
+    assert result["errors"] == ["ovn_build_ovs_lib: %s does not exist; ovn-ctl needs the ovs-lib (and ovsdb-server) of an installed "
+                                "Open vSwitch: install Open vSwitch, point ovn_build_ovs_lib at its ovs-lib, or set "
+                                "ovn_build_install_ovs" % (tmp_path / "none" / "ovs-lib")]
+    assert sorted(calls) == sorted(reads()) and not (tmp_path / "w").exists()
