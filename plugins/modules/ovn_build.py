@@ -464,26 +464,26 @@ def installed_versions(host, paths):
     return dict(ovn_version=version['ovn'], ovs_library_version=version['ovs_library'])
 
 
-def execute(host, params, sources, paths, have, jobs):
-    """Run the plan; with ``submodule`` and OVN not yet fetched, fetch OVN first and plan again."""
+def run_steps(host, steps, sources, want, paths, done):
+    """Run each step and write its record; ``done`` gets the steps as they finish."""
+    for comp, step, commands in steps:
+        run_step(host, comp, step, commands, paths)
+        record_step(host, comp, step, sources, want, paths)
+        done.append((comp, step, commands))
+
+
+def execute(host, params, sources, paths, jobs, want, steps):
+    """Run the plan; with ``submodule`` and OVN not yet fetched, fetch OVN first and plan again. Returns the steps done."""
     done = []
-    want, steps = make_plan(params, sources, paths, have, jobs)
     if sources['ovs']['id'] is None:
-        fetch = [s for s in steps if s[:2] == ('ovn', 'fetch')]
-        for comp, step, commands in fetch:
-            run_step(host, comp, step, commands, paths)
-            record_step(host, comp, step, sources, want, paths)
-            done.append((comp, step, commands))
+        run_steps(host, [s for s in steps if s[:2] == ('ovn', 'fetch')], sources, want, paths, done)
         pin = read_pin(host, paths)
         if pin is None:
             raise ob.BuildError(['%s: submodule, but the OVN tree %s pins no ovs commit' % (host.name('ovs_ref'), paths['ovn_src'])])
         sources['ovs'].update(id=pin, fetch=pin)
         want, steps = make_plan(params, sources, paths, read_records(host, paths), jobs)
-    for comp, step, commands in steps:
-        run_step(host, comp, step, commands, paths)
-        record_step(host, comp, step, sources, want, paths)
-        done.append((comp, step, commands))
-    return want, done
+    run_steps(host, steps, sources, want, paths, done)
+    return done
 
 
 def cpu_count():
@@ -512,12 +512,17 @@ def plan(host, params, paths, jobs):
     return have, sources, want, steps
 
 
+def summary(steps, sources, paths, jobs):
+    """changed, plan and commands of a list of steps (planned or done)."""
+    return dict(changed=bool(steps), plan=describe_steps(steps, sources, paths, jobs),
+                commands=[ob.command_line(argv, cwd) for dummy, dummy2, cmds in steps for argv, cwd in cmds])
+
+
 def build(module, host, params):
     paths = ob.layout(params)
     jobs = params['jobs'] or cpu_count()
     have, sources, want, steps = plan(host, params, paths, jobs)
-    result = dict(changed=bool(steps), plan=describe_steps(steps, sources, paths, jobs),
-                  commands=[ob.command_line(argv, cwd) for dummy, dummy2, cmds in steps for argv, cwd in cmds],
+    result = dict(summary(steps, sources, paths, jobs),
                   fetch=sorted(set(comp for comp, step, dummy in steps if step == 'fetch')),
                   logs=dict((comp, paths[comp + '_log']) for comp in ob.COMPONENTS))
     if module._diff:
@@ -530,10 +535,8 @@ def build(module, host, params):
         # whoever waited plans again and finds the work done.
         with open(os.path.join(paths['workdir'], '.lock'), 'w') as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            have, sources, want, steps = plan(host, params, paths, jobs)
-            want, done = execute(host, params, sources, paths, have, jobs)
-        result.update(changed=bool(done), plan=describe_steps(done, sources, paths, jobs),
-                      commands=[ob.command_line(argv, cwd) for dummy, dummy2, cmds in done for argv, cwd in cmds])
+            dummy, sources, want, steps = plan(host, params, paths, jobs)
+            result.update(summary(execute(host, params, sources, paths, jobs, want, steps), sources, paths, jobs))
     result.update(ovs=source_summary(sources['ovs']), ovn=source_summary(sources['ovn']),
                   facts=facts_of(host, paths, sources, module.check_mode))
     return result
