@@ -25,7 +25,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 .PHONY: help lab lab-compare test deps apt venv collection lint sanity unit integration molecule teardown clean
 
 help:
-	@echo "make lab       build the virtual lab, provision it and check it with real traffic"
+	@echo "make lab       run playbooks/site.yml on the virtual lab: every stage, real traffic, the benchmark and its report"
 	@echo "               (OVN=source: on OVN built from source, role ovn_build)"
 	@echo "make lab-compare  after make lab: compare two netdev configurations (compare.yml), report in results/compare/report"
 	@echo "make test      ansible-lint, ansible-test sanity, unit, integration and molecule tests"
@@ -57,20 +57,21 @@ collection: venv
 	$(BIN)/ansible-galaxy collection install --force -p $(COLLECTIONS) $(BUILD)/offload-testbed.tar.gz >/dev/null
 	@echo "installed offload.testbed $$(sed -n 's/^version: //p' galaxy.yml) into $(COLLECTIONS)"
 
-# The lab, then the generator (softgen) and the benchmark matrix through it;
-# results and the report land in results/. OVN=source runs the lab on OVN
-# 24.03.8 built from source against Open vSwitch 3.3.8 (role ovn_build, from
-# the release archives in ../shared/sources, installed into .tmp/ovn-build;
-# the first build takes about three minutes on two cores); the default is
-# the distribution's OVN.
+# The whole bench, playbooks/site.yml, on inventories/virtual: the lab's
+# namespaces and wires, the host stages on emulated hardware (DOCA, firmware,
+# boot arguments and the emulated reboot, switchdev and VFs), Open vSwitch and
+# OVN, the topology proven with real packets, the generator (softgen) and the
+# benchmark matrix through it; results and the report land in results/.
+# OVN=source runs the lab on OVN 24.03.8 built from source against Open
+# vSwitch 3.3.8 (role ovn_build, from the release archives in ../shared/sources,
+# installed into .tmp/ovn-build; the first build takes about three minutes on
+# two cores); the default is the distribution's OVN.
 OVN ?= distribution
 LAB_OVN_VARS := $(if $(filter source,$(OVN)),-e ovn_build_enabled=true,$(if $(filter distribution,$(OVN)),,$(error OVN=$(OVN): give OVN=source or leave OVN unset for the distribution's OVN)))
 lab: deps
-	$(BIN)/ansible-playbook -i $(INVENTORY) playbooks/virtual_lab.yml $(LAB_OVN_VARS)
-	@echo "make lab: the virtual lab is built, provisioned and checked with real TCP and UDP through Open vSwitch."
-	$(BIN)/ansible-playbook -i $(INVENTORY) playbooks/generator.yml
-	$(BIN)/ansible-playbook -i $(INVENTORY) playbooks/benchmark.yml -e bench_run_suffix=-$$(date -u +%Y%m%dT%H%M%S)
-	@echo "make lab: benchmark matrix done; results in $(ROOT)/results, the report in $(ROOT)/results/report (report.md, report.html)."
+	$(BIN)/ansible-playbook -i $(INVENTORY) playbooks/site.yml $(LAB_OVN_VARS) -e bench_run_suffix=-$$(date -u +%Y%m%dT%H%M%S)
+	@echo "make lab: the bench is built and checked with real TCP and UDP through Open vSwitch and OVN; benchmark matrix done."
+	@echo "make lab: results in $(ROOT)/results, the report in $(ROOT)/results/report (report.md, report.html)."
 
 # After `make lab`: playbooks/compare.yml on the lab's two variants
 # (bench_compare_variants in inventories/virtual/host_vars/lab-dut.yml: the

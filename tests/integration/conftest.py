@@ -90,3 +90,12 @@ def nb(tmp_path_factory):
         except OSError:
             break
         time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def playbook_env(tmp_path_factory):
+    """The environment of an ansible-playbook that sees this checkout as the collection (linked)."""
+    base = tmp_path_factory.mktemp("collections")
+    (base / "ansible_collections" / "offload").mkdir(parents=True)
+    os.symlink(ROOT, base / "ansible_collections" / "offload" / "testbed")
+    return dict(os.environ, ANSIBLE_COLLECTIONS_PATH=str(base), ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1")

@@ -37,28 +37,18 @@ def namespaces():
     return set(subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True).stdout.split())
 
 
-@pytest.fixture(scope="module")
-def collection_path(tmp_path_factory):
-    """The collection as ansible-playbook sees it: this checkout, linked."""
-    base = tmp_path_factory.mktemp("collections")
-    (base / "ansible_collections" / "offload").mkdir(parents=True)
-    os.symlink(ROOT, base / "ansible_collections" / "offload" / "testbed")
-    return str(base)
-
-
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_bad_lab_is_refused_before_anything_exists(case, collection_path, tmp_path):
+def test_bad_lab_is_refused_before_anything_exists(case, playbook_env, tmp_path):
     extra, message = CASES[case]
     variables = {"virtual_lab_networks": NETWORKS, "virtual_lab_namespaces": NAMESPACES, "virtual_lab_internal_ports": [],
                  "virtual_lab_manage_ovs": False}
     variables.update(extra)
     (tmp_path / "vars.json").write_text(json.dumps(variables))
     before = namespaces()
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collection_path, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
-               ANSIBLE_NOCOLOR="1")
     run = subprocess.run([os.path.join(BIN, "ansible-playbook"), "-i", os.path.join(ROOT, "inventories", "virtual"),
-                          os.path.join(ROOT, "playbooks", "virtual_lab.yml"), "-e", "@%s" % (tmp_path / "vars.json")],
-                         capture_output=True, text=True, env=env, cwd=ROOT, check=False)
+                          os.path.join(ROOT, "playbooks", "prepare.yml"), "--limit", "lab-dut",
+                          "-e", "@%s" % (tmp_path / "vars.json")],
+                         capture_output=True, text=True, env=playbook_env, cwd=ROOT, check=False)
     assert run.returncode != 0, run.stdout
     assert message in run.stdout, run.stdout[-3000:]
     assert "Invalid virtual lab" in run.stdout

@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Build the emulated SmartNIC host for the molecule scenario host_doca_firmware.
+"""Build the emulated SmartNIC host for the molecule scenario host_doca_firmware
+and the virtual lab (roles/virtual_lab, tasks hardware.yml).
 
 Usage: python make_world.py ROOT EMULATORS KERNEL_RELEASE [dnf|apt]
 
