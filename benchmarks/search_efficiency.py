@@ -46,7 +46,7 @@ def _link_collection():
 
 _link_collection()
 
-from ansible_collections.offload.testbed.plugins.module_utils.search import DEFAULT_GOALS, search  # noqa: E402
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import DEFAULT_GOALS, search  # noqa: E402
 from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import device_models  # noqa: E402
 
 FINAL = 10.0

@@ -23,12 +23,12 @@ from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
 from ansible_collections.offload.testbed.plugins.module_utils.bench_health import compare_health, health_summary
-from ansible_collections.offload.testbed.plugins.module_utils.bench_latency import has_latency, latency_points, pg_known, reference_load, summarize
-from ansible_collections.offload.testbed.plugins.module_utils.bench_profile import (
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.latency import has_latency, latency_points, pg_known, reference_load, summarize
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import (
     build_latency_frame, build_streams, check_args, fingerprint, profile, search_settings)
-from ansible_collections.offload.testbed.plugins.module_utils.bench_results import (
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.results import (
     Replay, ResumeError, Store, is_generator_limited, now, progress_line)
-from ansible_collections.offload.testbed.plugins.module_utils.search import DEFAULT_GOALS, search
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import DEFAULT_GOALS, search
 
 display = Display()
 

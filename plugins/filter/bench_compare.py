@@ -1,13 +1,13 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters of playbooks/compare.yml: thin wrappers of module_utils.bench_compare."""
+"""Filters of playbooks/compare.yml: thin wrappers of plugin_utils.bench.compare."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.offload.testbed.plugins.module_utils import bench_compare
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench import compare as bench_compare
 
 
 def bench_compare_plan(variants=None, datapaths=None, inventory_other_config=None, inventory_hw_offload=None):

@@ -12,7 +12,7 @@ __metaclass__ = type
 
 import html
 
-from ansible_collections.offload.testbed.plugins.module_utils.bench_results import SCHEMA_VERSION
+from ansible_collections.offload.testbed.plugins.module_utils.bench_schema import SCHEMA_VERSION
 
 
 def rows_of(documents):

@@ -20,7 +20,7 @@ description:
     under test, where M(offload.testbed.dut_health) reads the health of Open vSwitch before and after every trial.
   - Builds the traffic from its arguments (scenario, protocol, frame sizes, flows, VLAN, direction), warms the DUT up
     (stateful scenarios need their conntrack entries before the first measured trial), then runs the multi-goal
-    throughput search of C(plugins/module_utils/search.py) once per frame size; NDR, NDR at 0.001 % and PDR at 0.5 %
+    throughput search of C(plugins/plugin_utils/bench/search.py) once per frame size; NDR, NDR at 0.001 % and PDR at 0.5 %
     in one pass by default, bounds confirmed by O(final_duration) trials.
   - Every finished trial is written at once to O(results_dir)/O(run_id).json (schema C(docs/results-schema.json)); a
     line per goal goes to O(results_dir)/results.csv when a frame size is done. Running again with the same O(run_id)

@@ -74,7 +74,7 @@ def send_at(rpc, pub, load, duration, frame_size):
     """One trial with our own client, the same frames as the bench."""
     sys.path.insert(0, os.path.join(ROOT, ".tmp", "pytest"))
     from ansible_collections.offload.testbed.plugins.action.trex_bench import to_trex_stream  # pylint: disable=import-outside-toplevel
-    from ansible_collections.offload.testbed.plugins.module_utils.bench_profile import build_streams, check_args  # pylint: disable=import-outside-toplevel
+    from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import build_streams, check_args  # pylint: disable=import-outside-toplevel
     args, errors = check_args({"max_load": MAX_LOAD, "results_dir": "unused", "frame_sizes": [frame_size]})
     assert not errors
     api = trex_api

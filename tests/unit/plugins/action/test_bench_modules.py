@@ -12,8 +12,8 @@ import os
 import pytest
 
 from ansible_collections.offload.testbed.plugins.module_utils import bench_report as report
-from ansible_collections.offload.testbed.plugins.module_utils import bench_results as br
-from ansible_collections.offload.testbed.plugins.module_utils.search import search
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench import results as br
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import search
 from ansible_collections.offload.testbed.plugins.modules import bench_report as report_module
 from ansible_collections.offload.testbed.plugins.modules import dut_health
 from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import device_models as dm

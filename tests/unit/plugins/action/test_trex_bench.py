@@ -452,7 +452,7 @@ def test_receiving_ports_on_a_second_server(tmp_path, monkeypatch, listener, rx_
 
 
 def test_rx_server_needs_its_ports(tmp_path):
-    from ansible_collections.offload.testbed.plugins.module_utils.bench_profile import check_args  # pylint: disable=import-outside-toplevel
+    from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import check_args  # pylint: disable=import-outside-toplevel
     errors = check_args({"max_load": 1, "results_dir": "r", "ports": [0, 1], "rx_server": {"server": "gen", "ports": []}})[1]
     assert any(error.startswith("ports: [0, 1] must be the one transmitting port") for error in errors)
     assert any(error.startswith("rx_server.ports: []") for error in errors)
@@ -553,7 +553,7 @@ def test_latency_comes_from_the_receiving_server(tmp_path, monkeypatch, listener
 
 
 def test_latency_arguments_are_checked():
-    from ansible_collections.offload.testbed.plugins.module_utils.bench_profile import check_args  # pylint: disable=import-outside-toplevel
+    from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import check_args  # pylint: disable=import-outside-toplevel
     errors = check_args({"max_load": 1000, "results_dir": "r", "latency_loads": [0, 1.5], "latency_pps": -1, "latency_duration": 0,
                          "latency_pg_id": 70000})[1]
     assert any(error.startswith("latency_loads: [0, 1.5] must be a list of fractions of the PDR in (0, 1]") for error in errors)

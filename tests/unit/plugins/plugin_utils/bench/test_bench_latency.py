@@ -8,7 +8,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import bench_latency as bl
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench import latency as bl
 
 
 class StatNotAvailable(str):

@@ -1,7 +1,7 @@
 """What playbooks/compare.yml compares: the variants, their ovs role settings, the restore, the refusals."""
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import bench_compare
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench import compare as bench_compare
 from ansible_collections.offload.testbed.plugins.module_utils import ovs
 
 LAB = [{"name": "netdev-emc", "datapath": "netdev"},

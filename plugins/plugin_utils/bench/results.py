@@ -19,7 +19,7 @@ import os
 import tempfile
 import time
 
-SCHEMA_VERSION = 1
+from ansible_collections.offload.testbed.plugins.module_utils.bench_schema import SCHEMA_VERSION
 CSV_NAME = "results.csv"
 CSV_FIELDS = ("run_id", "datapath", "scenario", "protocol", "frame_size", "direction", "flows", "goal", "loss_ratio",
               "lower_bound_pps", "upper_bound_pps", "generator_limited", "trials", "trial_seconds", "finished")

@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Arguments and traffic profile of trex_bench (plugins/module_utils/bench_profile.py)."""
+"""Arguments and traffic profile of trex_bench (plugins/plugin_utils/bench/profile.py)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -8,7 +8,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import bench_profile as bp
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench import profile as bp
 
 scapy_all = pytest.importorskip("scapy.all")
 

@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Results on disk and resumption (plugins/module_utils/bench_results.py)."""
+"""Results on disk and resumption (plugins/plugin_utils/bench/results.py)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import bench_results as br
-from ansible_collections.offload.testbed.plugins.module_utils.search import search
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench import results as br
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import search
 from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import device_models as dm
 
 HEADER = {"datapath": "netdev", "goals": [], "search": {}, "metadata": {"nic": "cx6"}, "generator": {"server": "gen"}}

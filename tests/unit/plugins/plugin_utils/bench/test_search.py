@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils.search import DEFAULT_GOALS, search
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import DEFAULT_GOALS, search
 from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import device_models as dm
 
 FINAL = 10.0
