@@ -630,6 +630,32 @@ class TrailerRing:
         return sent, nbytes
 
 
+# The namespace's kernel sends no ICMP error messages (see silence_icmp_errors).
+ICMP_SILENCE = {"/proc/sys/net/ipv4/icmp_msgs_per_sec": "0", "/proc/sys/net/ipv4/icmp_msgs_burst": "0"}
+
+
+def silence_icmp_errors():
+    """A TRex port is no IP host: it answers ARP and neighbour solicitations for its address, nothing else.
+
+    The kernel of the namespace a softgen port lives in is one: it answered
+    the bench's UDP to its address (a NAT or LB backend) with ICMP port
+    unreachable, up to 1,000 a second, a load on the DUT the bench did not
+    ask for; and the ARP refreshes those replies needed came back to the
+    receiving ports as frames the bench never sent (a receiver that counted
+    more than was sent, a negative loss).  So the worker sets the namespace's
+    global ICMP rate limit to zero (``net.ipv4.icmp_msgs_per_sec`` and
+    ``icmp_msgs_burst``, per namespace): no destination-unreachable,
+    time-exceeded or parameter-problem messages; echo replies are not
+    rate-limited and still go out (the lab's ping checks).
+    """
+    for path, value in ICMP_SILENCE.items():
+        try:
+            with open(path, "w") as handle:
+                handle.write(value)
+        except OSError as error:
+            sys.stderr.write("softgen portworker: cannot write %s (%s); the namespace's kernel may answer frames with ICMP\n" % (path, error))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description="softgen port worker")
     parser.add_argument("--netns", default="-")
@@ -638,6 +664,8 @@ def main(argv=None):
     parser.add_argument("--tx-mode", choices=fastio.TX_MODES, default=fastio.TX_MODES[0])
     args = parser.parse_args(argv)
     fastio.enter_netns(args.netns)
+    if args.netns != "-":
+        silence_icmp_errors()
     worker = PortWorker(args.iface, args.ring_cap, args.tx_mode)
     worker.run()
     return 0

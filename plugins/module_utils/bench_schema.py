@@ -9,5 +9,5 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-SCHEMA_VERSION = 1
-READABLE_SCHEMA_VERSIONS = (1,)
+SCHEMA_VERSION = 2
+READABLE_SCHEMA_VERSIONS = (1, 2)

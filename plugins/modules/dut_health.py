@@ -16,6 +16,11 @@ description:
   - Reads the ovs-vswitchd pid and start time, the service's restart count (systemd C(NRestarts)), the core dumps
     present, the offloaded datapath flows (C(ovs-appctl dpctl/dump-flows type=offloaded)) and how many of them carried
     packets, and the PMD statistics (C(ovs-appctl dpif-netdev/pmd-stats-show)).
+  - Reads the CPU time counters of C(/proc/stat) with a monotonic timestamp, and the CPU time and last CPU of each
+    ovs-vswitchd thread whose name starts with C(pmd) (the PMD threads), so that two readings tell what used the DUT's
+    CPUs in between (C(cpu_use) of the collection's C(bench_health) module utility). Only C(/proc) files are read, no
+    command runs for it; an unreadable C(/proc) entry or no PMD thread (kernel datapath, OVS-DOCA without PMDs) gives
+    empty values, not a failure.
   - The M(offload.testbed.trex_bench) action runs it before and after every trial and declares a trial invalid when
     ovs-vswitchd restarted or a new core dump appeared during it.
   - Changes nothing; it always reports C(changed=false) and runs in check mode too.
@@ -115,18 +120,78 @@ system:
   sample: {"hostname": "dut01", "kernel": "6.1.0-18-amd64", "cmdline": "BOOT_IMAGE=... isolcpus=2-15", "ovs_version": "ovs-vswitchd (Open vSwitch) 3.1.0",
            "ovs_other_config": {"hw-offload": "true", "doca-init": "true"}}
 pmd:
-  description: PMD statistics per thread (C(main), C(pmd<core>)), keys as printed with C(_) for spaces.
+  description:
+    - PMD statistics per thread (C(main), C(pmd<core>)), keys as printed with C(_) for spaces; a PMD thread has C(numa) and
+      C(core), and C(idle_cycles) and C(processing_cycles) (its busy cycles) once it has polled.
+    - Counters since ovs-vswitchd started or the last C(ovs-appctl dpif-netdev/pmd-stats-clear).
   returned: always
   type: dict
-  sample: {"main": {"packets_received": 3847, "emc_hits": 2122, "megaflow_hits": 1674}}
+  sample: {"main": {"packets_received": 3847, "emc_hits": 2122, "megaflow_hits": 1674},
+           "pmd1": {"numa": 0, "core": 1, "packets_received": 10, "idle_cycles": 2000, "processing_cycles": 500}}
+cpu:
+  description: CPU time counters of the DUT, read at one moment; two readings give the CPU use between them.
+  returned: always
+  type: dict
+  contains:
+    clk_tck:
+      description: Clock ticks per second of the counters (C(os.sysconf) of C(SC_CLK_TCK), what C(getconf CLK_TCK) prints), null when unknown.
+      returned: always
+      type: int
+      sample: 100
+    monotonic:
+      description: Seconds of the machine's monotonic clock (C(CLOCK_MONOTONIC), one clock for all processes) when C(times) was read.
+      returned: always
+      type: float
+      sample: 20471.188121964
+    times:
+      description:
+        - The C(cpu) line (all CPUs) and each C(cpuN) line (one online CPU) of C(/proc/stat), clock ticks since boot spent in
+          C(user), C(nice), C(system), C(idle), C(iowait), C(irq), C(softirq) and C(steal) (0 when the kernel does not count it).
+        - Empty when C(/proc/stat) cannot be read.
+      returned: always
+      type: dict
+      sample: {"cpu": {"user": 1814437, "nice": 0, "system": 398195, "idle": 1694705, "iowait": 16527, "irq": 0, "softirq": 25953,
+                       "steal": 136449},
+               "cpu0": {"user": 786195, "nice": 0, "system": 188608, "idle": 982953, "iowait": 3334, "irq": 0, "softirq": 11982,
+                        "steal": 69509}}
+    pmd_threads:
+      description:
+        - The ovs-vswitchd threads whose name (C(/proc/<pid>/task/<tid>/comm)) starts with C(pmd), by thread id.
+        - Empty when ovs-vswitchd is not running, has no PMD thread or its C(/proc) entry cannot be read.
+      returned: always
+      type: list
+      elements: dict
+      contains:
+        tid:
+          description: Thread id.
+          type: int
+          returned: always
+        name:
+          description: Thread name, C(pmd-c<core>/id:<id>) in recent Open vSwitch.
+          type: str
+          returned: always
+        ticks:
+          description: CPU time the thread used since it started, user plus system, in clock ticks (fields 14 and 15 of its C(stat)).
+          type: int
+          returned: always
+        cpu:
+          description: CPU the thread last ran on (field 39 of its C(stat)).
+          type: int
+          returned: always
+      sample: [{"tid": 4470, "name": "pmd-c01/id:5", "ticks": 853390, "cpu": 1}]
 """
 
 import os
+import time
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.offload.testbed.plugins.module_utils.bench_health import offloaded_summary, parse_pmd_stats_show
+from ansible_collections.offload.testbed.plugins.module_utils.bench_health import (
+    offloaded_summary, parse_pmd_stats_show, parse_proc_stat, parse_task_stat)
 from ansible_collections.offload.testbed.plugins.module_utils.ovsdb import parse_table
 from ansible_collections.offload.testbed.plugins.module_utils.parsers import parse_dump_flows, parse_ethtool_info
+
+# Where /proc is (the tests point it elsewhere).
+PROC = "/proc"
 
 
 def read_pid(pidfiles):
@@ -135,7 +200,7 @@ def read_pid(pidfiles):
         try:
             with open(path) as handle:
                 pid = int(handle.read().strip())
-            with open("/proc/%d/stat" % pid) as handle:
+            with open(os.path.join(PROC, str(pid), "stat")) as handle:
                 stat = handle.read()
         except (OSError, ValueError):
             continue
@@ -146,6 +211,46 @@ def read_pid(pidfiles):
         fields = stat[stat.rindex(")") + 2:].split()
         return pid, int(fields[19])
     return None, None
+
+
+def read_text(path):
+    """A /proc file's text, None when it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read().decode("utf-8", "replace")
+    except (OSError, IOError):
+        return None
+
+
+def pmd_threads(pid):
+    """``[{tid, name, ticks, cpu}]`` of ovs-vswitchd's threads named ``pmd*``; empty when there are none or they cannot be read."""
+    if pid is None:
+        return []
+    task_dir = os.path.join(PROC, str(pid), "task")
+    try:
+        tids = sorted(int(name) for name in os.listdir(task_dir) if name.isdigit())
+    except OSError:
+        return []
+    threads = []
+    for tid in tids:
+        name = (read_text(os.path.join(task_dir, str(tid), "comm")) or "").rstrip("\n")
+        if not name.startswith("pmd"):
+            continue
+        stat = parse_task_stat(read_text(os.path.join(task_dir, str(tid), "stat")))
+        if stat is not None:
+            threads.append({"tid": tid, "name": name, "ticks": stat[0], "cpu": stat[1]})
+    return threads
+
+
+def read_cpu(pid):
+    """CPU time counters of the machine (/proc/stat) and of ovs-vswitchd's PMD threads, with the clock they were read at."""
+    try:
+        clk_tck = os.sysconf("SC_CLK_TCK")
+    except (ValueError, OSError):
+        clk_tck = None
+    monotonic = time.monotonic()
+    times = parse_proc_stat(read_text(os.path.join(PROC, "stat")))
+    return {"clk_tck": clk_tck, "monotonic": monotonic, "times": times, "pmd_threads": pmd_threads(pid)}
 
 
 def core_dumps(dirs):
@@ -248,6 +353,7 @@ def main():
                 result["pmd"] = parse_pmd_stats_show(out)
             else:
                 result["warnings"].append("ovs-appctl %s failed: %s" % (params["pmd_stats_command"], err.strip()))
+    result["cpu"] = read_cpu(result["pid"])
     if not result["warnings"]:
         del result["warnings"]
     module.exit_json(**result)

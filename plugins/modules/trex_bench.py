@@ -99,6 +99,15 @@ options:
       its gateway by ARP and sends to its MAC. Without it the ports stay in their current L2/L3 configuration.
     type: list
     elements: dict
+    suboptions:
+      src:
+        description: IPv4 address of the port.
+        type: str
+        required: true
+      gateway:
+        description: IPv4 address of the next hop the port sends to.
+        type: str
+        required: true
   scenario:
     description: C(routing) sends from the user cloud to the server cloud; C(nat) to O(nat_address); C(lb) to O(lb_vip).
     type: str
@@ -153,9 +162,22 @@ options:
     choices: [uni, bidir]
     default: uni
   goals:
-    description: Loss-ratio goals C({name, loss_ratio}), C(loss_ratio) in [0, 1). Default NDR (0), C(ndr_1e-5) (0.00001) and PDR (0.005).
+    description: Loss-ratio goals C({name, loss_ratio}), all found in one search; by default NDR, NDR at 0.001 % and PDR at 0.5 %.
     type: list
     elements: dict
+    default:
+      - {name: ndr, loss_ratio: 0.0}
+      - {name: ndr_1e-5, loss_ratio: 0.00001}
+      - {name: pdr, loss_ratio: 0.005}
+    suboptions:
+      name:
+        description: Name of the goal; its bounds are stored under it. Different for every goal.
+        type: str
+        required: true
+      loss_ratio:
+        description: The highest ratio of lost frames a load may have to meet the goal, in [0, 1).
+        type: float
+        required: true
   width:
     description: Relative width of the result, (upper - lower) / upper, in (0, 0.5).
     type: float
@@ -177,9 +199,10 @@ options:
         rest on O(final_duration) trials.
     type: float
   max_load:
-    description: Highest load to try, frames/s (line rate, or the generator's ceiling).
+    description: Highest load to try, frames/s (line rate, or the generator's ceiling). The default is the line rate of
+      10 Gigabit Ethernet at 64-byte frames.
     type: float
-    required: true
+    default: 14880952
   min_load:
     description: Lowest load to try, frames/s; default O(max_load) / 1000.
     type: float
@@ -194,6 +217,13 @@ options:
     description: Seconds to wait after the traffic stops before the counters are read (frames in flight).
     type: float
     default: 0.5
+  repeat:
+    description:
+      - How many times each search (one per frame size) is run; the bounds are reported as the median of the repetitions
+        and their spread.
+      - A run with another O(repeat) is another run (a run resumes only with the O(repeat) it was started with).
+    type: int
+    default: 1
   results_dir:
     description: Directory on the controller for the results JSON and CSV.
     type: path
@@ -225,6 +255,17 @@ options:
     description: How many times an invalid trial is repeated before the run stops.
     type: int
     default: 1
+  reconnects:
+    description:
+      - How many times, per trial, the bench reconnects to a generator it lost (the connection to its TRex server broke)
+        and runs the interrupted trial again; after that the run stops, resumable with the same O(run_id).
+      - C(0) stops the run at the first lost connection. Not part of what a resumed run must match.
+    type: int
+    default: 3
+  reconnect_delay:
+    description: Seconds to wait before the first reconnection to a lost generator; the wait doubles before each further attempt.
+    type: float
+    default: 2.0
   max_trials:
     description: Most trials per search.
     type: int
@@ -258,24 +299,22 @@ options:
 notes:
   - Bad arguments (unknown scenario or protocol, frame size outside 64..9216, loss ratio outside [0, 1), width outside
     (0, 0.5)...) are refused before anything is sent; so are an unreachable generator and a generator without the ports.
+  - The argument spec is C(plugins/plugin_utils/bench/spec.py); a unit test keeps this documentation equal to it.
 seealso:
   - module: offload.testbed.dut_health
 """
 
 EXAMPLES = r"""
+# Up to the 10GbE line rate at 64 B (max_load's default), ports [0, 1], routing, UDP
 - name: NDR/PDR of UDP routing at 64, 78 and 100 byte frames
   offload.testbed.trex_bench:
     server: "{{ hostvars['gen01'].ansible_host }}"
-    ports: [0, 1]
-    scenario: routing
-    protocol: udp
-    max_load: 14880952
     datapath: doca
     results_dir: "{{ playbook_dir }}/../results"
     run_id: doca-routing-udp
   register: bench
 
-- name: TCP load balancing, one frame size, short trials
+- name: TCP load balancing, one frame size, short trials, each search three times (median and spread)
   offload.testbed.trex_bench:
     scenario: lb
     lb_vip: 48.0.0.100
@@ -283,6 +322,7 @@ EXAMPLES = r"""
     frame_sizes: [64]
     max_load: 1000000
     final_duration: 5
+    repeat: 3
     results_dir: /var/tmp/results
 """
 

@@ -57,6 +57,14 @@ def softgen(topology, tmp_path, request):  # pylint: disable=unused-argument,red
         yield ports
 
 
+@pytest.fixture
+def softgen_process(topology, tmp_path, request):  # pylint: disable=unused-argument,redefined-outer-name
+    """softgen running on that bench, as a process a test can kill and start again (same ports)."""
+    from softgen_lab import running_softgen  # pylint: disable=import-outside-toplevel
+    with running_softgen(request.module.PREFIX, tmp_path / "softgen.log", process=True) as process:
+        yield process
+
+
 SCHEMA_NB = "/usr/share/ovn/ovn-nb.ovsschema"
 
 

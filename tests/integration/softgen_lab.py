@@ -66,24 +66,51 @@ def two_port_bridge(prefix):
         _cleanup(prefix)
 
 
-@contextlib.contextmanager
-def running_softgen(prefix, log):
-    rpc, pub = free_port(), free_port()
-    ns = namespaces(prefix)
-    proc = subprocess.Popen(  # pylint: disable=consider-using-with
-        [sys.executable, "-m", "softgen", "--rpc-port", str(rpc), "--pub-port", str(pub), "--bind", "127.0.0.1",
-         "--port", "p0:%s:%s-a0" % (ns["a"], prefix), "--port", "p1:%s:%s-b0" % (ns["b"], prefix), "--log-file", str(log)],
-        cwd=SOFTGEN_DIR)
-    deadline = time.time() + 15
-    while time.time() < deadline and "softgen RPC on" not in (log.read_text() if log.exists() else ""):
-        assert proc.poll() is None, "softgen exited: " + (log.read_text() if log.exists() else "")
-        time.sleep(0.1)
-    try:
-        yield rpc, pub
-    finally:
-        proc.send_signal(signal.SIGTERM)
+class SoftgenProcess:
+    """softgen on the two ports of a two_port_bridge; ``kill`` and ``start`` again keep its RPC and publisher ports."""
+
+    def __init__(self, prefix, log):
+        self.prefix = prefix
+        self.log = log
+        self.rpc, self.pub = free_port(), free_port()
+        self.proc = None
+        self.starts = 0
+
+    def start(self):
+        ns = namespaces(self.prefix)
+        self.starts += 1
+        log = self.log.with_name("%s.%d" % (self.log.name, self.starts)) if self.starts > 1 else self.log
+        self.proc = subprocess.Popen(  # pylint: disable=consider-using-with
+            [sys.executable, "-m", "softgen", "--rpc-port", str(self.rpc), "--pub-port", str(self.pub), "--bind", "127.0.0.1",
+             "--port", "p0:%s:%s-a0" % (ns["a"], self.prefix), "--port", "p1:%s:%s-b0" % (ns["b"], self.prefix), "--log-file", str(log)],
+            cwd=SOFTGEN_DIR)
+        deadline = time.time() + 15
+        while time.time() < deadline and "softgen RPC on" not in (log.read_text() if log.exists() else ""):
+            assert self.proc.poll() is None, "softgen exited: " + (log.read_text() if log.exists() else "")
+            time.sleep(0.1)
+
+    def kill(self):
+        """SIGKILL: the generator is gone at once, in the middle of whatever it was sending."""
+        self.proc.kill()
+        self.proc.wait()
+
+    def stop(self):
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
         try:
-            proc.wait(timeout=10)
+            self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+            self.proc.kill()
+            self.proc.wait()
+
+
+@contextlib.contextmanager
+def running_softgen(prefix, log, process=False):
+    """softgen running; yields its RPC and publisher ports, or with ``process`` the :class:`SoftgenProcess`."""
+    softgen = SoftgenProcess(prefix, log)
+    softgen.start()
+    try:
+        yield softgen if process else (softgen.rpc, softgen.pub)
+    finally:
+        softgen.stop()

@@ -23,6 +23,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 
 import jsonschema
@@ -44,6 +45,31 @@ def collections_path(tmp_path):
     (base / "ansible_collections" / "offload").mkdir(parents=True)
     os.symlink(ROOT, str(base / "ansible_collections" / "offload" / "testbed"))
     return str(base)
+
+
+def kill_and_restart_during(run, softgen, results_file, after_trials):
+    """Run ``run()`` in a thread; once ``after_trials`` trials are on disk, kill softgen, start it again; ``run()``'s value
+    and the trials on disk just before the kill."""
+    outcome = {}
+    worker = threading.Thread(target=lambda: outcome.update(value=run()))
+    worker.start()
+    deadline = time.time() + 120
+    before = []
+    while time.time() < deadline and worker.is_alive():
+        try:
+            before = json.loads(results_file.read_text())["searches"][0]["trials"]
+        except (OSError, ValueError, IndexError, KeyError):
+            before = []
+        if len(before) >= after_trials:
+            break
+        time.sleep(0.1)
+    assert len(before) >= after_trials, "the run never reached %d trials" % after_trials
+    softgen.kill()
+    time.sleep(1.0)
+    softgen.start()
+    worker.join(timeout=300)
+    assert "value" in outcome, "the playbook did not finish"
+    return outcome["value"], before
 
 
 def run_playbook(tmp_path, task_args, name):
@@ -73,9 +99,12 @@ def run_playbook(tmp_path, task_args, name):
 def send_at(rpc, pub, load, duration, frame_size):
     """One trial with our own client, the same frames as the bench."""
     sys.path.insert(0, os.path.join(ROOT, ".tmp", "pytest"))
-    from ansible_collections.offload.testbed.plugins.action.trex_bench import to_trex_stream  # pylint: disable=import-outside-toplevel
-    from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import build_streams, check_args  # pylint: disable=import-outside-toplevel
-    args, errors = check_args({"max_load": MAX_LOAD, "results_dir": "unused", "frame_sizes": [frame_size]})
+    from ansible.module_utils.common.arg_spec import ArgumentSpecValidator  # pylint: disable=import-outside-toplevel
+    from ansible_collections.offload.testbed.plugins.plugin_utils.bench import spec  # pylint: disable=import-outside-toplevel
+    from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import build_streams  # pylint: disable=import-outside-toplevel
+    from ansible_collections.offload.testbed.plugins.plugin_utils.bench.trex import to_trex_stream  # pylint: disable=import-outside-toplevel
+    raw = {"server": "127.0.0.1", "ports": [0, 1], "max_load": MAX_LOAD, "results_dir": "unused", "frame_sizes": [frame_size]}
+    args, errors = spec.check(ArgumentSpecValidator(spec.argument_spec()).validate(raw).validated_parameters)
     assert not errors
     api = trex_api
     client = api.STLClient(server="127.0.0.1", sync_port=rpc, async_port=pub, verbose_level=api.LoggerApi.VERBOSE_QUIET)
@@ -101,8 +130,8 @@ def send_at(rpc, pub, load, duration, frame_size):
     return stats[0]["opackets"], stats[1]["ipackets"]
 
 
-def test_trex_bench_routing_udp_through_ovs(softgen, tmp_path):  # pylint: disable=redefined-outer-name,too-many-locals
-    rpc, pub = softgen
+def test_trex_bench_routing_udp_through_ovs_survives_a_killed_generator(softgen_process, tmp_path):  # pylint: disable=redefined-outer-name,too-many-locals
+    rpc, pub = softgen_process.rpc, softgen_process.pub
     results = tmp_path / "results"
     task_args = {
         "server": "127.0.0.1", "sync_port": rpc, "async_port": pub, "ports": [0, 1],
@@ -111,9 +140,11 @@ def test_trex_bench_routing_udp_through_ovs(softgen, tmp_path):  # pylint: disab
         "max_load": MAX_LOAD, "final_duration": FINAL, "initial_duration": INITIAL, "warmup_duration": 1.0,
         "results_dir": str(results), "run_id": "bnt-run", "datapath": "netdev", "max_trials": 40,
         "metadata": {"topology": "bnt-br standalone bridge", "generator": "softgen"},
+        "reconnects": 4, "reconnect_delay": 1.0,
     }
     started = time.time()
-    bench, stdout = run_playbook(tmp_path, task_args, "first")
+    (bench, stdout), before_kill = kill_and_restart_during(lambda: run_playbook(tmp_path, task_args, "first"), softgen_process,
+                                                           results / "bnt-run.json", after_trials=1)
     spent = time.time() - started
     assert not bench.get("failed"), bench.get("msg")
     assert bench["changed"] is True and bench["resumed"] is False
@@ -127,6 +158,11 @@ def test_trex_bench_routing_udp_through_ovs(softgen, tmp_path):  # pylint: disab
     assert search["profile"]["frame_size"] == 64 and search["warmup"]["offered"] > 0
     assert search["trials"] and all(trial["health_before"]["pid"] == trial["health_after"]["pid"] for trial in search["trials"])
     assert search["invalid_trials"] == []
+    # the kill: the trial under way is interrupted and run again; the trials finished before it are kept as they were
+    assert search["interrupted_trials"], stdout
+    assert search["trials"][:len(before_kill)] == before_kill
+    assert any(trial.get("interrupted_before") for trial in search["trials"][len(before_kill):]), search["trials"]
+    assert "run again after 1 interruption(s)" in stdout, stdout
     ndr = search["result"]["goals"]["ndr"]
     final_at_ndr = search["trials"][ndr["lower_bound_trial"]]
     assert final_at_ndr["duration"] == FINAL and final_at_ndr["load"] == ndr["lower_bound"] and final_at_ndr["loss_ratio"] == 0.0

@@ -4,7 +4,19 @@
 
 Plain Python with no TRex, Ansible or network dependency: ``measure`` is any
 callable ``measure(load_pps, duration_s) -> {"offered": int, "received": int}``
-(the TRex client, the software generator or a model of a device).
+(the TRex client, the software generator or a model of a device).  Every
+other key of its reply (time, health, cpu, generator_limited...) is kept in
+the trial record that goes to ``on_trial`` and into ``result["trials"]``; the
+search's own keys (load, duration, offered, received, loss_ratio) win over the
+reply's.  When more frames come back than were sent (late frames of an
+earlier trial, foreign traffic) the loss ratio is 0.0, never negative, and the
+record gets ``excess``: received - offered.
+
+How one trial is chosen: the open goal of lowest loss ratio proposes it (its
+trials inform the others on the way).  Proposing changes nothing: a proposal
+carries the changes of the search's per-goal state it wants (steps down or
+up, the probe done, stalled projections), and they are applied only when its
+trial runs.
 
 How it spends few trial seconds:
 
@@ -19,7 +31,11 @@ How it spends few trial seconds:
   mean, at ``final_duration`` at once.  If that confirmation misses the goal
   (short trials were optimistic), or the rates differ, the search goes on as
   below; the probe then informs projections only if it forwarded clearly
-  less than the trial above it (loss that grows with the load).
+  less than the trial above it (loss that grows with the load).  Skipping the
+  probe (a final trial half a width below the first guess) would save its
+  1 s on a cliff and costs 9 s or more on any device whose loss grows with
+  the load, where that final trial misses far above the edge:
+  ``benchmarks/search_efficiency.py`` measures it (column ``1st-finals``).
 * Short trials (``initial_duration``) find each goal's edge: from every trial
   that missed a goal the loss is extrapolated back to the load where the goal
   would just be met (forwarding-rate projection, and the secant through the
@@ -56,6 +72,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import collections
 import math
 
 DEFAULT_GOALS = (
@@ -78,6 +95,13 @@ def _check_number(name, value):
     value = float(value)
     if math.isnan(value) or math.isinf(value):
         raise ValueError("%s must be finite, got %r" % (name, value))
+    return value
+
+
+def _check_positive(name, value):
+    value = _check_number(name, value)
+    if value <= 0.0:
+        raise ValueError("%s must be > 0, got %r" % (name, value))
     return value
 
 
@@ -108,8 +132,43 @@ def _check_goals(goals):
     return checked
 
 
+# Keys of a trial record that the search sets itself: a measure's reply may
+# carry any other key (kept in the record) but not these.
+_OWN_KEYS = frozenset(("load", "duration", "offered", "received", "loss_ratio", "excess", "index"))
+
+# The trial a goal wants next: ``updates`` maps a per-goal state of the search
+# (flat_steps, down_steps, up_steps, probed, stalled, last_step) to the value
+# it takes for that goal if, and only if, this trial runs.
+_Proposal = collections.namedtuple("_Proposal", "load duration role updates")
+
+# What one goal sees of the trials when it proposes (see _Search.view).
+_View = collections.namedtuple("_View", "name ratio short final upper_duration width final_lower final_upper low high guess secant")
+
+
+def _proposal(load, duration, role, **updates):
+    return _Proposal(load, duration, role, updates)
+
+
+def _counts(reply):
+    """``(offered, received)`` of a measure's reply, as integers."""
+    try:
+        return int(reply["offered"]), int(reply["received"])
+    except (KeyError, TypeError, ValueError):
+        raise ValueError("measure must return a mapping with integer 'offered' and 'received', got %r" % (reply,))
+
+
+def _rate(trial):
+    """Forwarding rate of a trial, packets/s: frames received of those offered, per second."""
+    return min(trial["received"], trial["offered"]) / trial["duration"]
+
+
 class _Search:
-    """State of one search: the trials so far and the choice of the next one."""
+    """State of one search: the trials so far and the choice of the next one.
+
+    Choosing a trial changes nothing: ``propose`` reads the trials and the
+    per-goal state and returns a ``_Proposal``; ``loop`` runs the proposal of
+    one goal and only then applies its ``updates`` and learns from the trial.
+    """
 
     def __init__(self, measure, max_load, goals, min_load, final_duration, width, initial_duration, on_trial, max_trials,
                  upper_bound_duration=None):
@@ -126,55 +185,65 @@ class _Search:
         self.on_trial = on_trial
         self.max_trials = max_trials
         self.trials = []
-        # Per goal name: log-width of the exploration bracket after the last
-        # projection step, to notice when projections stall.
+        # Per goal name, changed only by the updates of a proposal that ran:
+        # log-width of the exploration bracket after the last projection step
+        # (last_step) and whether projections stalled (stalled); the steps
+        # down while everything missed (down_steps) and while the loss stayed
+        # flat (flat_steps); the steps up while short tries of the upper bound
+        # met the goal (up_steps: (low, count)); whether the cliff probe ran.
         self.stalled = {}
         self.last_step = {}
         self.down_steps = {}
-        self.up_steps = {}
-        self.distrust = {}
-        # Per goal name: a final trial missed the goal at a load where a
-        # short trial met it, so short trials are optimistic (buffers, a
-        # policer's burst): explore with final trials from then on.
-        self.short_optimistic = {}
         self.flat_steps = {}
-        # Per goal name: a final trial below the capacity that lossy trials
-        # agreed on missed the goal, so the device is no simple cliff.
+        self.up_steps = {}
+        self.probed = {}
+        # Per goal name, learnt from the trials (see learn): an upper bound
+        # tried at a projection met the goal (distrust); a final trial missed
+        # the goal at a load where a short trial met it, so short trials are
+        # optimistic (buffers, a policer's burst) and the goal explores with
+        # final trials from then on (short_optimistic); a final trial below
+        # the capacity that lossy trials agreed on missed the goal, so the
+        # device is no simple cliff (not_cliff).
+        self.distrust = {}
+        self.short_optimistic = {}
         self.not_cliff = {}
         # Indexes of the probes (see cliff_rate) that projections leave out:
         # those that neither agreed on a cliff nor forwarded clearly less
         # than the trial above them.
         self.probes = set()
-        self.probed = {}
 
     # -- measuring -------------------------------------------------------
 
     def run(self, load, duration):
+        """Measure one trial and return its record (also appended to ``trials`` and given to ``on_trial``).
+
+        The record keeps every key of the measure's reply except the search's
+        own (load, duration, offered, received, loss_ratio, excess, index),
+        with ``achieved_load`` as a float (left out when None).  When more
+        frames came back than were sent (late frames of an earlier trial,
+        foreign traffic) the loss ratio is 0.0 and ``excess`` is the surplus.
+        """
         if len(self.trials) >= self.max_trials:
             raise RuntimeError("search: max_trials (%d) reached before every goal was settled" % self.max_trials)
         load = float(load)
         duration = float(duration)
         reply = self.measure(load, duration)
-        try:
-            offered = int(reply["offered"])
-            received = int(reply["received"])
-        except (KeyError, TypeError, ValueError):
-            raise ValueError("measure must return a mapping with integer 'offered' and 'received', got %r" % (reply,))
+        offered, received = _counts(reply)
         if offered > 0:
             loss_ratio = min(1.0, max(0.0, (offered - received) / offered))
         else:
             # Nothing sent: nothing shows the device met any goal.
             loss_ratio = 1.0
-        trial = {
-            "load": load,
-            "duration": duration,
-            "offered": offered,
-            "received": received,
-            "loss_ratio": loss_ratio,
-        }
-        achieved = reply.get("achieved_load") if hasattr(reply, "get") else None
-        if achieved is not None:
-            trial["achieved_load"] = float(achieved)
+        trial = {"load": load, "duration": duration, "offered": offered, "received": received, "loss_ratio": loss_ratio}
+        for key, value in (reply.items() if hasattr(reply, "items") else ()):
+            if key not in _OWN_KEYS:
+                trial[key] = value
+        if trial.get("achieved_load") is not None:
+            trial["achieved_load"] = float(trial["achieved_load"])
+        else:
+            trial.pop("achieved_load", None)
+        if received > offered:
+            trial["excess"] = received - offered
         self.trials.append(trial)
         if self.on_trial is not None:
             self.on_trial(dict(trial, index=len(self.trials) - 1))
@@ -206,10 +275,10 @@ class _Search:
         return lower_index, upper
 
     def has_final_at(self, load):
-        for trial in self.trials:
-            if self.is_final(trial) and trial["load"] == load:
-                return True
-        return False
+        return any(self.is_final(trial) and trial["load"] == load for trial in self.trials)
+
+    def tried_short(self, load):
+        return any(trial["load"] == load and not self.is_final(trial) for trial in self.trials)
 
     def suspect(self, ratio, lower_load):
         """A short trial that missed the goal at or below the lower bound, not yet re-measured."""
@@ -321,7 +390,7 @@ class _Search:
         Then the forwarding rate falls with the load, projections underestimate
         the edge, and an upper bound is tried short before it is confirmed.
         """
-        lossy = sorted((trial["load"], trial["received"] / trial["duration"]) for trial in self.trials if trial["loss_ratio"] > 0.0)
+        lossy = sorted((trial["load"], _rate(trial)) for trial in self.trials if trial["loss_ratio"] > 0.0)
         best = 0.0
         for _load, forwarded in lossy:
             if forwarded < best * (1.0 - self.width):
@@ -342,17 +411,182 @@ class _Search:
         lossy = [trial for trial in self.trials if trial["loss_ratio"] > ratio and trial["received"] > 0]
         if len(set(trial["load"] for trial in lossy)) < 2:
             return None
-        rates = [trial["received"] / trial["duration"] for trial in lossy]
+        rates = [_rate(trial) for trial in lossy]
         if max(rates) > min(rates) * (1.0 + self.width):
             return None
         return sum(trial["received"] for trial in lossy) / sum(trial["duration"] for trial in lossy)
 
     def rising(self, trial):
         """Whether ``trial`` forwarded clearly less than every lossy trial at a higher load."""
-        rate = trial["received"] / trial["duration"]
-        higher = [other["received"] / other["duration"] for other in self.trials
-                  if other["load"] > trial["load"] and other["loss_ratio"] > 0.0]
-        return bool(higher) and rate < min(higher) * (1.0 - self.width)
+        higher = [_rate(other) for other in self.trials if other["load"] > trial["load"] and other["loss_ratio"] > 0.0]
+        return bool(higher) and _rate(trial) < min(higher) * (1.0 - self.width)
+
+    # -- choosing the next trial (reads the search, changes nothing) ---------
+
+    def view(self, goal):
+        """What ``goal`` sees of the trials: its final bounds, its bracket and the guesses of its edge."""
+        name = goal["name"]
+        ratio = goal["loss_ratio"]
+        optimistic = self.short_optimistic.get(name, False)
+        short = self.final_duration if optimistic else self.initial_duration
+        lower_index, final_upper = self.final_bounds(ratio)
+        final_lower = self.trials[lower_index]["load"] if lower_index is not None else None
+        low, high = self.bracket(ratio, final_lower, final_upper, finals_only_low=optimistic)
+        guess, secant = self.estimate(ratio, low) if high is not None else (None, None)
+        return _View(name, ratio, short, self.final_duration, max(self.upper_bound_duration, short), self.width * _WIDTH_USE,
+                     final_lower, final_upper, low, high, guess, secant)
+
+    def propose(self, goal):
+        """The ``_Proposal`` of the trial this goal wants next.
+
+        In order: re-measure a short trial that missed the goal below the
+        final lower bound; try ``max_load`` while nothing missed the goal;
+        go down while everything missed it; else work between the highest
+        load that met the goal and the lowest that missed it.
+        """
+        view = self.view(goal)
+        if view.final_lower is not None:
+            suspect = self.suspect(view.ratio, view.final_lower)
+            if suspect is not None:
+                return _proposal(suspect, view.final, "check")
+        if view.high is None:
+            # Nothing missed the goal above the lower bound: try max_load.
+            if any(trial["load"] >= self.max_load for trial in self.trials):
+                return _proposal(self.max_load, view.final, "lower")
+            return _proposal(self.max_load, view.short, "explore")
+        if view.low is None:
+            return self.propose_down(view)
+        return self.propose_between(view)
+
+    def propose_down(self, view):
+        """Everything so far missed the goal: go down to the guess, by a step that doubles while the guesses keep missing."""
+        steps = self.down_steps.get(view.name, 0)
+        updates = {}
+        if view.guess is None:
+            # No forwarding at all.
+            load = view.high / 2.0
+        elif view.secant is not None and view.secant <= self.min_load:
+            # A loss that does not shrink with the load: step down by
+            # doubling steps (a dip of loss ends a few steps below), then
+            # straight to min_load once a step would be half the load.
+            flat = self.flat_steps.get(view.name, 0)
+            updates["flat_steps"] = flat + 1
+            step = _FLAT_STEP * 2 ** flat
+            load = view.high * (1.0 - step) if step < 0.5 else self.min_load
+        else:
+            cliff = self.propose_cliff(view)
+            if cliff is not None:
+                return cliff
+            load = min(view.guess * (1.0 - view.width / 2.0), view.high * (1.0 - min(0.5, view.width * 2 ** steps)))
+        if load <= self.min_load:
+            if self.tried_short(self.min_load):
+                return _Proposal(self.min_load, view.final, "lower", updates)
+            load = self.min_load
+        updates["down_steps"] = steps + 1
+        return _Proposal(load, view.short, "explore", updates)
+
+    def propose_cliff(self, view):
+        """The probe of a cliff, or the final trial that confirms one, or None.
+
+        With one lossy trial so far, probe two widths above its projection for
+        a second measurement of a cliff.  When the probe and the trials before
+        it forwarded the same rate (``cliff_rate``), confirm half a width below
+        the capacity it shows, with a final trial at once.
+        """
+        rate = self.cliff_rate(view.ratio)
+        if rate is not None and self.probed.get(view.name) and not self.not_cliff.get(view.name):
+            load = rate / (1.0 - view.ratio) * (1.0 - view.width / 2.0)
+            if load < view.high and not self.has_final_at(load):
+                return _proposal(load, view.final, "cliff")
+            return None
+        lossy_loads = set(trial["load"] for trial in self.trials if trial["loss_ratio"] > view.ratio)
+        probe = view.guess * (1.0 + 2.0 * view.width)
+        if len(lossy_loads) == 1 and probe < view.high and not self.probed.get(view.name):
+            return _proposal(probe, view.short, "probe", probed=True)
+        return None
+
+    def propose_between(self, view):
+        """Some load met the goal and a higher one missed it: confirm, step up or explore in between."""
+        reach = view.low / (1.0 - view.width)
+        near = view.guess is not None and view.low * (1.0 - self.width) <= view.guess <= reach
+        trusted = not self.distrust.get(view.name) and not self.collapse()
+        if view.high <= reach or (trusted and near):
+            return self.propose_confirm(view, reach)
+        if near:
+            return self.propose_step_up(view, reach)
+        return self.propose_inside(view)
+
+    def propose_confirm(self, view, reach):
+        """The edge is within a width above ``low``: a final trial at the lower bound, then one at the upper."""
+        low, high = view.low, view.high
+        if view.final_lower is None or view.final_lower < low:
+            return _proposal(low, view.final, "lower")
+        if self.fits(low, high):
+            return _proposal(high, view.upper_duration, "upper")
+        # Prefer a load already tried (it may serve another goal too).
+        shared = [trial["load"] for trial in self.trials
+                  if low < trial["load"] < high and self.fits(low, trial["load"]) and (view.guess is None or trial["load"] >= view.guess)]
+        if shared:
+            return _proposal(max(shared), view.upper_duration, "upper")
+        return _proposal(min(reach, self.max_load), view.upper_duration, "upper")
+
+    def propose_step_up(self, view, reach):
+        """Projections are not trusted: try the upper bound short first.
+
+        While such tries keep meeting the goal the guess is stale: the step up
+        doubles (1, 2, 4... widths), as MLRsearch expands its interval.
+        """
+        previous_low, count = self.up_steps.get(view.name, (None, 0))
+        count = count + 1 if previous_low is not None and previous_low < view.low else 0
+        load = view.low * (1.0 + view.width * 2 ** count) if count else reach
+        return _proposal(min(load if load < view.high else reach, self.max_load), view.short, "explore", up_steps=(view.low, count))
+
+    def propose_inside(self, view):
+        """A short trial between ``low`` and ``high``: at the guess, or the geometric middle once guesses stall.
+
+        Two projections in a row that did not halve the bracket: bisect next.
+        """
+        log_width = math.log(view.high / view.low)
+        load = None
+        if view.guess is not None and not self.stalled.get(view.name):
+            load = view.guess * (1.0 - view.width / 2.0)
+            if not view.low < load < view.high:
+                load = None
+        if load is None:
+            return _proposal(math.sqrt(view.low * view.high), view.short, "explore", stalled=False)
+        previous = self.last_step.get(view.name)
+        return _proposal(load, view.short, "explore", stalled=previous is not None and log_width > previous / 2.0, last_step=log_width)
+
+    def next_trial(self, open_goals):
+        """``(goal, proposal)``: the trial wanted by the open goal of lowest loss ratio.
+
+        Only that goal proposes: its trials inform the others on the way.
+        """
+        goal = min(open_goals, key=lambda item: item["loss_ratio"])
+        proposal = self.propose(goal)
+        return goal, proposal._replace(load=min(max(proposal.load, self.min_load), self.max_load))
+
+    # -- running the chosen trial (the only place the search changes) --------
+
+    def apply(self, goal, updates):
+        """Set the per-goal states a proposal asked for, once its trial ran."""
+        for state, value in updates.items():
+            getattr(self, state)[goal["name"]] = value
+
+    def learn(self, goal, role, trial):
+        """What the trial just run tells about the device beyond its loss."""
+        ratio = goal["loss_ratio"]
+        if role == "upper" and trial["loss_ratio"] <= ratio:
+            # The guess was too low: try upper bounds short from now on.
+            self.distrust[goal["name"]] = True
+        if role == "probe" and self.cliff_rate(ratio) is None and not self.rising(trial):
+            self.probes.add(len(self.trials) - 1)
+        if role == "cliff" and trial["loss_ratio"] > ratio:
+            # Below the capacity the lossy trials agreed on, still lossy:
+            # not a cliff (or short trials are optimistic).
+            self.not_cliff[goal["name"]] = True
+        if self.is_final(trial):
+            self.note_optimism(trial)
 
     def note_optimism(self, final_trial):
         """Mark the goals a final trial missed where a short trial at the same load met them."""
@@ -364,140 +598,19 @@ class _Search:
                    for trial in self.trials):
                 self.short_optimistic[goal["name"]] = True
 
-    def tried_short(self, load):
-        return any(trial["load"] == load and not self.is_final(trial) for trial in self.trials)
-
-    # -- choosing the next trial --------------------------------------------
-
-    def propose(self, goal):
-        """(load, duration, role) of the trial this goal wants next."""
-        name = goal["name"]
-        ratio = goal["loss_ratio"]
-        optimistic = self.short_optimistic.get(name, False)
-        short = self.final_duration if optimistic else self.initial_duration
-        final = self.final_duration
-        upper_duration = max(self.upper_bound_duration, short)
-        width = self.width * _WIDTH_USE
-        lower_index, final_upper = self.final_bounds(ratio)
-        final_lower = self.trials[lower_index]["load"] if lower_index is not None else None
-        if final_lower is not None:
-            suspect = self.suspect(ratio, final_lower)
-            if suspect is not None:
-                return suspect, final, "check"
-        low, high = self.bracket(ratio, final_lower, final_upper, finals_only_low=optimistic)
-        if high is None:
-            # Nothing missed the goal above the lower bound: try max_load.
-            if any(trial["load"] >= self.max_load for trial in self.trials):
-                return self.max_load, final, "lower"
-            return self.max_load, short, "explore"
-        guess, secant = self.estimate(ratio, low)
-        if low is None:
-            # Everything so far missed the goal: go down to the guess, and
-            # by a step that doubles while the guesses keep missing.
-            steps = self.down_steps.get(name, 0)
-            if guess is None:
-                # No forwarding at all.
-                load = high / 2.0
-            elif secant is not None and secant <= self.min_load:
-                # A loss that does not shrink with the load: step down by
-                # doubling steps (a dip of loss ends a few steps below), then
-                # straight to min_load once a step would be half the load.
-                flat = self.flat_steps.get(name, 0)
-                self.flat_steps[name] = flat + 1
-                step = _FLAT_STEP * 2 ** flat
-                load = high * (1.0 - step) if step < 0.5 else self.min_load
-            else:
-                rate = self.cliff_rate(ratio)
-                lossy_loads = set(trial["load"] for trial in self.trials if trial["loss_ratio"] > ratio)
-                if rate is not None and self.probed.get(name) and not self.not_cliff.get(name):
-                    # The probe and the trials before it agree on a cliff:
-                    # confirm half a width below it.
-                    load = rate / (1.0 - ratio) * (1.0 - width / 2.0)
-                    if load < high and not self.has_final_at(load):
-                        return load, final, "cliff"
-                elif len(lossy_loads) == 1 and guess * (1.0 + 2.0 * width) < high and not self.probed.get(name):
-                    # One lossy trial so far: probe two widths above its
-                    # projection for a second measurement of a cliff.
-                    self.probed[name] = True
-                    return guess * (1.0 + 2.0 * width), short, "probe"
-                load = guess * (1.0 - width / 2.0)
-                load = min(load, high * (1.0 - min(0.5, width * 2 ** steps)))
-            if load <= self.min_load:
-                if self.tried_short(self.min_load):
-                    return self.min_load, final, "lower"
-                load = self.min_load
-            self.down_steps[name] = steps + 1
-            return load, short, "explore"
-        reach = low / (1.0 - width)
-        trusted = not self.distrust.get(name) and not self.collapse()
-        if high <= reach or (trusted and guess is not None and low * (1.0 - self.width) <= guess <= reach):
-            # The edge is within a width above ``low``: confirm.
-            if final_lower is None or final_lower < low:
-                return low, final, "lower"
-            if self.fits(low, high):
-                return high, upper_duration, "upper"
-            # Prefer a load already tried (it may serve another goal too).
-            shared = [trial["load"] for trial in self.trials
-                      if low < trial["load"] < high and self.fits(low, trial["load"])
-                      and (guess is None or trial["load"] >= guess)]
-            if shared:
-                return max(shared), upper_duration, "upper"
-            return min(reach, self.max_load), upper_duration, "upper"
-        if not trusted and guess is not None and low * (1.0 - self.width) <= guess <= reach:
-            # Try the upper bound short first. While such tries keep meeting the
-            # goal the guess is stale: the step up doubles (1, 2, 4... widths), as
-            # MLRsearch expands its interval.
-            previous_low, count = self.up_steps.get(name, (None, 0))
-            count = count + 1 if previous_low is not None and previous_low < low else 0
-            self.up_steps[name] = (low, count)
-            load = low * (1.0 + width * 2 ** count) if count else reach
-            return min(load if load < high else reach, self.max_load), short, "explore"
-        # Explore with a short trial between low and high.
-        log_width = math.log(high / low)
-        load = None
-        if guess is not None and not self.stalled.get(name):
-            load = guess * (1.0 - width / 2.0)
-            if not low < load < high:
-                load = None
-        if load is None:
-            load = math.sqrt(low * high)
-            self.stalled[name] = False
-        else:
-            previous = self.last_step.get(name)
-            # Two projections in a row that did not halve the bracket: bisect next.
-            self.stalled[name] = previous is not None and log_width > previous / 2.0
-            self.last_step[name] = log_width
-        return load, short, "explore"
-
-    def next_trial(self, open_goals):
-        """The trial wanted by the open goal of lowest loss ratio: its trials inform the others on the way."""
-        best = None
-        for order, goal in enumerate(sorted(open_goals, key=lambda item: item["loss_ratio"])):
-            load, duration, role = self.propose(goal)
-            load = min(max(load, self.min_load), self.max_load)
-            key = (order, duration, load)
-            if best is None or key < best[0]:
-                best = (key, load, duration, role, goal)
-        return best[1:]
-
     def loop(self):
+        """Run the proposed trials until every goal is settled; return the result."""
         while True:
             open_goals = [goal for goal in self.goals if self.status(goal) is None]
             if not open_goals:
                 break
-            load, duration, role, goal = self.next_trial(open_goals)
-            trial = self.run(load, duration)
-            if role == "upper" and trial["loss_ratio"] <= goal["loss_ratio"]:
-                # The guess was too low: try upper bounds short from now on.
-                self.distrust[goal["name"]] = True
-            if role == "probe" and self.cliff_rate(goal["loss_ratio"]) is None and not self.rising(trial):
-                self.probes.add(len(self.trials) - 1)
-            if role == "cliff" and trial["loss_ratio"] > goal["loss_ratio"]:
-                # Below the capacity the lossy trials agreed on, still lossy:
-                # not a cliff (or short trials are optimistic).
-                self.not_cliff[goal["name"]] = True
-            if self.is_final(trial):
-                self.note_optimism(trial)
+            goal, proposal = self.next_trial(open_goals)
+            trial = self.run(proposal.load, proposal.duration)
+            self.apply(goal, proposal.updates)
+            self.learn(goal, proposal.role, trial)
+        return self.result()
+
+    def result(self):
         result = {}
         for goal in self.goals:
             entry = self.status(goal)
@@ -519,7 +632,9 @@ def search(measure, max_load, goals=None, min_load=None, final_duration=10.0, wi
     """Find, for every goal, the highest load that meets its loss ratio.
 
     :param measure: ``measure(load_pps, duration_s)`` returning a mapping
-        with ``offered`` and ``received`` packet counts.
+        with ``offered`` and ``received`` packet counts; its other keys are
+        kept in the trial record (``achieved_load`` as a float, left out when
+        None).
     :param max_load: highest load to try, packets/s.
     :param goals: list of ``{"name": str, "loss_ratio": float}``; default NDR
         (0), ``ndr_1e-5`` (0.00001) and PDR (0.005).
@@ -541,29 +656,23 @@ def search(measure, max_load, goals=None, min_load=None, final_duration=10.0, wi
         "lower_bound_trial"}}, "trials": [...], "trial_seconds": float}``.
         When ``min_load`` already misses a goal its ``lower_bound`` is 0.0,
         its ``upper_bound`` is ``min_load`` and ``lower_bound_trial`` is None.
+        A trial record has ``load``, ``duration``, ``offered``, ``received``
+        and ``loss_ratio`` (0.0 when more frames came back than were sent,
+        1.0 when none were sent), ``excess`` (int, received - offered) only
+        when more came back, and every other key of the measure's reply
+        (not copied deeply).  ``on_trial`` gets a copy with ``index``.
     """
     if not callable(measure):
         raise ValueError("measure must be callable as measure(load_pps, duration_s)")
-    max_load = _check_number("max_load", max_load)
-    if max_load <= 0.0:
-        raise ValueError("max_load must be > 0, got %r" % max_load)
-    if min_load is None:
-        min_load = max_load / 1000.0
-    min_load = _check_number("min_load", min_load)
-    if min_load <= 0.0:
-        raise ValueError("min_load must be > 0, got %r" % min_load)
+    max_load = _check_positive("max_load", max_load)
+    min_load = _check_positive("min_load", max_load / 1000.0 if min_load is None else min_load)
     if min_load > max_load:
         raise ValueError("min_load (%r) must not be above max_load (%r)" % (min_load, max_load))
-    final_duration = _check_number("final_duration", final_duration)
-    if final_duration <= 0.0:
-        raise ValueError("final_duration must be > 0, got %r" % final_duration)
+    final_duration = _check_positive("final_duration", final_duration)
     width = _check_number("width", width)
     if not 0.0 < width < 0.5:
         raise ValueError("width must be in (0, 0.5), got %r" % width)
-    initial_duration = _check_number("initial_duration", initial_duration)
-    if initial_duration <= 0.0:
-        raise ValueError("initial_duration must be > 0, got %r" % initial_duration)
-    initial_duration = min(initial_duration, final_duration)
+    initial_duration = min(_check_positive("initial_duration", initial_duration), final_duration)
     if on_trial is not None and not callable(on_trial):
         raise ValueError("on_trial must be callable or None")
     if isinstance(max_trials, bool) or not isinstance(max_trials, int) or max_trials < 1:

@@ -12,8 +12,9 @@ import os
 import pytest
 
 from ansible_collections.offload.testbed.plugins.module_utils import bench_report as report
+from ansible_collections.offload.testbed.plugins.module_utils import bench_stats as stats
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import results as br
-from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import search
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import DEFAULT_GOALS, search
 from ansible_collections.offload.testbed.plugins.modules import bench_report as report_module
 from ansible_collections.offload.testbed.plugins.modules import dut_health
 from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import device_models as dm
@@ -31,6 +32,8 @@ def read(path):
 
 def test_dut_health_reads_pid_flows_and_pmd(monkeypatch, tmp_path):
     monkeypatch.setattr(dut_health, "read_pid", lambda pidfiles: (4457, 123456))
+    monkeypatch.setattr(dut_health, "PROC", fake_proc(tmp_path / "proc", "proc_stat_2cpu_one_busy_before.txt", {
+        4457: ("ovs-vswitchd", 66, 201, 1), 4470: ("pmd-c01/id:5", 853000, 298, 1), 4471: ("handler16", 0, 0, 0)}))
     monkeypatch.setattr(dut_health.AnsibleModule, "get_bin_path", lambda self, name, *args, **kwargs: "/usr/bin/" + name)
     (tmp_path / "core.ovs-vswitchd.1").write_text("")
     (tmp_path / "unrelated.log").write_text("")
@@ -49,12 +52,17 @@ def test_dut_health_reads_pid_flows_and_pmd(monkeypatch, tmp_path):
     assert result["offloaded_flows"] > result["offloaded_flows_with_packets"] > 0
     assert result["pmd"]["main"]["packets_received"] == 3847
     assert result["system"] is None and len(calls) == len(table)
+    assert result["cpu"]["clk_tck"] == os.sysconf("SC_CLK_TCK") and isinstance(result["cpu"]["monotonic"], float)
+    assert sorted(result["cpu"]["times"]) == ["cpu", "cpu0", "cpu1"] and result["cpu"]["times"]["cpu0"]["steal"] == 69509
+    assert result["cpu"]["pmd_threads"] == [{"tid": 4470, "name": "pmd-c01/id:5", "ticks": 853298, "cpu": 1}]
 
 
 def test_dut_health_without_ovs_runs_no_ovs_command(monkeypatch, tmp_path):
     monkeypatch.setattr(dut_health.AnsibleModule, "get_bin_path", lambda self, name, *args, **kwargs: None)
+    monkeypatch.setattr(dut_health, "PROC", fake_proc(tmp_path / "proc", "proc_stat_2cpu_one_busy_before.txt", {}))
     result, failed, calls = run_module(dut_health.main, {"pidfiles": [str(tmp_path / "none.pid")], "core_dirs": []}, {}, monkeypatch)
     assert not failed and result["pid"] is None and result["offloaded_flows"] is None and calls == []
+    assert result["cpu"]["times"]["cpu"]["user"] == 1814437 and result["cpu"]["pmd_threads"] == []
 
 
 def test_read_pid_needs_a_running_ovs_vswitchd(tmp_path):
@@ -63,16 +71,44 @@ def test_read_pid_needs_a_running_ovs_vswitchd(tmp_path):
     assert dut_health.read_pid([str(tmp_path / "missing.pid"), str(tmp_path / "garbage.pid"), str(tmp_path / "self.pid")]) == (None, None)
 
 
-def write_run(directory, datapath, capacity, scenario="routing", protocol="udp"):
-    header = {"datapath": datapath, "goals": [], "search": {}, "metadata": {},
-              "generator": {"server": "gen", "client": "trex_stl_lib", "ports": [0, 1]}}
+SEARCH = {"width": 0.005, "final_duration": 10.0, "initial_duration": 1.0, "max_load": dm.MAX_LOAD, "min_load": dm.MIN_LOAD,
+          "warmup_duration": 1.0, "warmup_load": dm.MAX_LOAD / 10.0, "settle": 0.0}
+
+
+def bench_profile(scenario, protocol, frame_size=64):
+    return {"scenario": scenario, "protocol": protocol, "frame_size": frame_size, "direction": "uni", "flows": 10, "destinations": 1,
+            "src_base": "16.0.0.1", "dst": "48.0.0.1", "src_port": 1025, "dst_port": 12, "vlan": None, "ports": [0, 1], "rx_server": None,
+            "tcp_method": None}
+
+
+def as_recorded(trial):
+    """A search's trial as the bench records it: the generator sent what was asked."""
+    return dict(trial, achieved_load=trial["offered"] / trial["duration"], generator_limited=False, time="2026-12-01T10:00:00Z")
+
+
+def write_run(directory, datapath, capacity, scenario="routing", protocol="udp", repeats=None):
+    """A run as the bench writes it (the store validates every save against the schema): one search per capacity.
+
+    ``capacity``: one capacity (one repeat), or a list, one per repeat (``repeats`` of them done: fewer leaves the
+    run unfinished). Returns the search result, or with a list the results of the repeats.
+    """
+    capacities = capacity if isinstance(capacity, list) else [capacity]
+    header = {"datapath": datapath, "goals": [dict(goal) for goal in DEFAULT_GOALS], "search": dict(SEARCH, repeat=len(capacities)),
+              "metadata": {}, "generator": {"server": "gen", "client": "trex_stl_lib", "ports": [0, 1]}}
     store = br.Store(str(directory), "%s-%s-%s" % (datapath, scenario, protocol), "fp-" + datapath, header)
-    entry = store.search_entry({"scenario": scenario, "protocol": protocol, "frame_size": 64, "direction": "uni", "flows": 10})
-    result = search(dm.CleanCliff(capacity=capacity), dm.MAX_LOAD, min_load=dm.MIN_LOAD, final_duration=10.0, width=0.005, initial_duration=1.0,
-                    on_trial=lambda trial: store.add_trial(entry, dict(trial, generator_limited=False)))
-    store.finish_search(entry, result, dm.MAX_LOAD)
-    store.finish("complete")
-    return result
+    results = []
+    for repeat, value in enumerate(capacities[:len(capacities) if repeats is None else repeats]):
+        entry = store.search_entry(bench_profile(scenario, protocol), repeat)
+        result = search(dm.CleanCliff(capacity=value), dm.MAX_LOAD, min_load=dm.MIN_LOAD, final_duration=10.0, width=0.005, initial_duration=1.0,
+                        on_trial=lambda trial, entry=entry: store.add_trial(entry, as_recorded(trial)))
+        store.finish_search(entry, result, dm.MAX_LOAD)
+        results.append(result)
+    if len(results) == len(capacities):
+        goals = {name: stats.summarize_bounds([result["goals"][name]["lower_bound"] for result in results], goal["loss_ratio"],
+                                              [False] * len(results)) for name, goal in results[0]["goals"].items()}
+        store.set_summary(bench_profile(scenario, protocol), {"repeats": len(results), "goals": goals})
+        store.finish("complete")
+    return results if isinstance(capacity, list) else results[0]
 
 
 def test_speedup_table_in_the_seeds_form(tmp_path):
@@ -85,6 +121,9 @@ def test_speedup_table_in_the_seeds_form(tmp_path):
     assert entries[0]["speedup"] == pytest.approx(expected) and 15.5 < entries[0]["speedup"] < 16.5
     header, lines = report.speedup_table(entries, "doca", "system")
     assert header[5] == "doca / system" and lines[0][5] == "%.1fx" % expected
+    # one search per side: today's ratio, and the note says that no spread was measured
+    assert lines[0][6] == entries[0]["verdict"] == "one repeat each: no spread measured; run with bench_repeat >= 3 to know"
+    assert (entries[0]["low"], entries[0]["high"], entries[0]["repeats_a"], entries[0]["repeats_b"]) == (None, None, 1, 1)
     missing = report.speedups(report.rows_of(documents), "doca", "netdev", "pdr")
     assert missing[0]["speedup"] is None and missing[0]["note"] == "not measured on netdev"
 
@@ -200,3 +239,206 @@ def test_bench_report_shows_the_latency_trials(tmp_path, monkeypatch):
     markdown = (results / "report" / "report.md").read_text()
     assert "## Latency below the PDR" in markdown
     assert "| netdev | routing | udp | 64 B | 500.0 kpps (50% of pdr) | 10 | 14 | 150 | 200 | 10000 / 10000 |" in markdown
+
+
+def test_dut_health_without_proc_or_pmd_threads_reads_empty_cpu_values(monkeypatch, tmp_path):
+    """No /proc/stat, no task directory (ovs-vswitchd just exited): empty values, no failure; read_pid reads PROC too."""
+    monkeypatch.setattr(dut_health, "PROC", str(tmp_path))
+    (tmp_path / "ovs.pid").write_text("4457\n")
+    assert dut_health.read_pid([str(tmp_path / "ovs.pid")]) == (None, None)
+    monkeypatch.setattr(dut_health, "read_pid", lambda pidfiles: (4457, 123456))
+    monkeypatch.setattr(dut_health.AnsibleModule, "get_bin_path", lambda self, name, *args, **kwargs: None)
+    result, failed, calls = run_module(dut_health.main, {"core_dirs": []}, {}, monkeypatch)
+    assert not failed and calls == []
+    assert result["cpu"]["times"] == {} and result["cpu"]["pmd_threads"] == []
+    assert dut_health.pmd_threads(None) == []
+
+
+def test_dut_health_pmd_threads_skip_others_and_vanished_threads(monkeypatch, tmp_path):
+    monkeypatch.setattr(dut_health, "PROC", fake_proc(tmp_path, "proc_stat_2cpu_one_busy_before.txt", {
+        4470: ("pmd-c01/id:5", 853000, 298, 1), 4472: ("pmd-c00/id:4", 10, 5, 0), 4480: ("revalidator17", 0, 2, 1)}))
+    (tmp_path / "4457" / "task" / "4472" / "stat").unlink()  # exited between listing and reading
+    (tmp_path / "4457" / "task" / "4490").mkdir()  # listed, nothing readable
+    assert dut_health.pmd_threads(4457) == [{"tid": 4470, "name": "pmd-c01/id:5", "ticks": 853298, "cpu": 1}]
+    assert dut_health.pmd_threads(4458) == []
+
+
+def test_dut_health_two_readings_give_the_trial_cpu_use(monkeypatch, tmp_path):
+    """Before and after a trial, as trex_bench reads them: cpu_use of the two results, one call."""
+    from ansible_collections.offload.testbed.plugins.module_utils import bench_health as bh
+
+    monkeypatch.setattr(dut_health, "read_pid", lambda pidfiles: (4457, 123456))
+    monkeypatch.setattr(dut_health.AnsibleModule, "get_bin_path", lambda self, name, *args, **kwargs: None)
+    readings = []
+    for stat, ticks in (("proc_stat_2cpu_one_busy_before.txt", 853298), ("proc_stat_2cpu_one_busy_after.txt", 853390)):
+        monkeypatch.setattr(dut_health, "PROC", fake_proc(tmp_path / "proc", stat, {4470: ("pmd-c01/id:5", ticks - 298, 298, 1)}))
+        result, failed, _calls = run_module(dut_health.main, {"core_dirs": []}, {}, monkeypatch)
+        assert not failed
+        readings.append(result)
+    readings[1]["cpu"]["monotonic"] = readings[0]["cpu"]["monotonic"] + 2.240815163  # the fixtures' clocks
+    record = bh.cpu_use(readings[0], readings[1])
+    assert record["pmd_threads"][0]["share"] == 0.4106 and record["others"] == 1.3076 and record["busy"] == 0.8351
+    assert record["starved"] == ["pmd-c01/id:5 got 0.41 of CPU 1; other tasks used 1.31 CPUs", "the hypervisor stole 7.8 % of the CPU time (steal)"]
+    assert bh.health_summary(readings[0]) == {key: readings[0][key] for key in
+                                              ("pid", "start_time", "restarts", "core_dumps", "offloaded_flows", "offloaded_flows_with_packets", "pmd")}
+
+
+def fake_proc(root, stat_fixture, threads):
+    """A /proc with /proc/stat from a fixture and ovs-vswitchd (pid 4457) threads ``{tid: (comm, utime, stime, cpu)}``."""
+    root.mkdir(exist_ok=True)
+    (root / "stat").write_text(read(os.path.join(ROOT, "tests", "fixtures", "proc", stat_fixture)))
+    for tid, (comm, utime, stime, cpu) in threads.items():
+        task = root / "4457" / "task" / str(tid)
+        task.mkdir(parents=True, exist_ok=True)
+        (task / "comm").write_text(comm + "\n")
+        # the fields of revalidator17's line (tests/fixtures/proc/proc_task_stat_ovs_vswitchd_revalidator.txt) around them
+        (task / "stat").write_text("%d (%s) R 19376 19376 19376 0 -1 4194368 0 0 0 0 %d %d 0 0 10 -10 6 0 2039393 403353600 16665 "
+                                   "18446744073709551615 93846724218880 93846726138601 140726752041120 0 0 0 0 4096 25603 1 0 0 -1 "
+                                   "%d 0 0 0 0 0 93846726894656 93846727178752 93847759540224 140726752049436 140726752049661 "
+                                   "140726752049661 140726752051169 0\n" % (tid, comm[:15], utime, stime, cpu))
+    return str(root)
+
+
+def load_documents(directory):
+    return [json.loads((directory / name).read_text()) for name in sorted(os.listdir(str(directory))) if name.endswith(".json")]
+
+
+def set_bounds(path, goal, bounds, limited=()):
+    """Give ``goal`` of the repeats in the results file ``path`` these lower bounds (upper bounds 0.5 % above), as the bench would
+    have found them, and its summary the bench's; ``limited``: repeats whose bound is generator-limited."""
+    document = json.loads(path.read_text())
+    for search_ in document["searches"]:
+        found = search_["result"]["goals"][goal]
+        found.update(lower_bound=bounds[search_["repeat"]], upper_bound=bounds[search_["repeat"]] * 1.005,
+                     generator_limited=search_["repeat"] in limited)
+    for summary in document["summaries"]:
+        summary["goals"][goal] = stats.summarize_bounds(bounds, 0.005, [repeat in limited for repeat in range(len(bounds))])
+    path.write_text(json.dumps(document))
+    return document
+
+
+def lab_repeats(results):
+    """netdev-emc over netdev-noemc: UDP clearly apart over 5 repeats each, TCP within the spread over 3 each."""
+    write_run(results, "netdev-emc", [1.0e6] * 5)
+    write_run(results, "netdev-noemc", [0.5e6] * 5)
+    write_run(results, "netdev-emc", [1.0e6] * 3, protocol="tcp")
+    write_run(results, "netdev-noemc", [1.0e6] * 3, protocol="tcp")
+    set_bounds(results / "netdev-emc-routing-udp.json", "pdr", [1.0e6, 0.8e6, 1.2e6, 1.1e6, 0.9e6])
+    set_bounds(results / "netdev-noemc-routing-udp.json", "pdr", [0.5e6, 0.6e6, 0.55e6, 0.52e6, 0.58e6])
+    set_bounds(results / "netdev-emc-routing-tcp.json", "pdr", [1.0e6, 0.8e6, 1.2e6], limited=(2,))
+    set_bounds(results / "netdev-noemc-routing-tcp.json", "pdr", [0.9e6, 1.1e6, 1.0e6])
+
+
+def test_report_reads_schema_version_1_as_one_repeat_and_skips_unknown_versions(tmp_path, monkeypatch):
+    results = tmp_path / "results"
+    results.mkdir()
+    found = write_run(results, "netdev", 1000000.0)
+    path = results / "netdev-routing-udp.json"
+    document = json.loads(path.read_text())
+    # as version 1 wrote it: no repeats, no summaries
+    document["schema_version"] = 1
+    document["search"].pop("repeat")
+    document.pop("summaries")
+    for search_ in document["searches"]:
+        search_.pop("repeat")
+        search_.pop("interrupted_trials", None)
+    path.write_text(json.dumps(document))
+    (results / "future.json").write_text(json.dumps(dict(document, schema_version=3, run_id="future", datapath="doca")))
+    rows = report.rows_of(load_documents(results))
+    assert sorted(row["goal"] for row in rows) == ["ndr", "ndr_1e-5", "pdr"] and {row["datapath"] for row in rows} == {"netdev"}
+    pdr = [row for row in rows if row["goal"] == "pdr"][0]
+    assert (pdr["lower_bound"], pdr["upper_bound"]) == (found["goals"]["pdr"]["lower_bound"], found["goals"]["pdr"]["upper_bound"])
+    assert (pdr["repeats"], pdr["repeats_planned"], pdr["summary"]["lower_bounds"]) == (1, 1, [found["goals"]["pdr"]["lower_bound"]])
+    result, failed, _calls = run_module(report_module.main, {"results_dir": str(results), "plots": False}, {}, monkeypatch)
+    assert not failed, result.get("msg")
+    assert result["runs"] == 1 and result["warnings"] == ["skipped unreadable result file future.json: schema_version 3, this collection reads 1, 2"]
+    markdown = (results / "report" / "report.md").read_text()
+    assert "| datapath | scenario | protocol | frame | goal | loss ratio | lower bound | upper bound | note |" in markdown
+    assert "| netdev | routing | udp | 64 B | pdr | 0.005 | %s |" % report._pps(found["goals"]["pdr"]["lower_bound"]) in markdown
+    assert "Every bound rests on one search (one repeat): no spread was measured" in markdown
+
+
+def test_report_rows_of_repeats_are_the_bench_summaries(tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    lab_repeats(results)
+    documents = load_documents(results)
+    for document in documents:
+        assert br.schema_errors(document) == []
+    rows = {(row["datapath"], row["protocol"], row["goal"]): row for row in report.rows_of(documents)}
+    emc = rows[("netdev-emc", "udp", "pdr")]
+    # 0.8 0.9 1.0 1.1 1.2 Mpps: median 1.0, Q1 0.9, Q3 1.1
+    assert (emc["lower_bound"], emc["repeats"], emc["repeats_planned"]) == (1.0e6, 5, 5) and emc["upper_bound"] == pytest.approx(1.005e6)
+    assert emc["summary"]["spread"] == pytest.approx(0.4) and emc["summary"]["riqr"] == pytest.approx(0.2)
+    summaries = {(document["datapath"], summary["profile"]["protocol"]): summary for document in documents for summary in document["summaries"]}
+    for (datapath, protocol, goal), row in rows.items():
+        assert row["summary"] == summaries[(datapath, protocol)]["goals"][goal]
+    limited = rows[("netdev-emc", "tcp", "pdr")]
+    assert limited["generator_limited"] is True and limited["summary"]["generator_limited_repeats"] == 1 and limited["summary"]["riqr"] is None
+
+
+def test_report_of_repeats_gives_the_interval_and_the_verdict(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    results = tmp_path / "results"
+    results.mkdir()
+    lab_repeats(results)
+    result, failed, _calls = run_module(report_module.main, {"results_dir": str(results), "compare": ["netdev-emc", "netdev-noemc"]}, {}, monkeypatch)
+    assert not failed, result.get("msg")
+    tcp, udp = result["speedups"]
+    # UDP: 1.0 / 0.55 = 1.818; 0.8 / 0.6 = 1.333; 1.2 / 0.5 = 2.4; chance 2 / 252
+    assert udp["speedup"] == pytest.approx(1.0 / 0.55) and udp["low"] == pytest.approx(0.8 / 0.6) and udp["high"] == pytest.approx(2.4)
+    assert (udp["repeats_a"], udp["repeats_b"], round(udp["chance"], 4)) == (5, 5, 0.0079)
+    assert udp["verdict"] == udp["note"] == "netdev-emc is 1.82x netdev-noemc (1.33x to 2.40x over 5 repeats each): larger than the spread"
+    # TCP: 1.0 / 1.0; 0.8 / 1.1 = 0.727; 1.2 / 0.9 = 1.333
+    assert tcp["note"] == ("netdev-emc is 1.00x netdev-noemc (0.73x to 1.33x over 3 repeats each): within the spread of the repeats: "
+                           "no difference shown; generator-limited on netdev-emc: the speedup is at least this")
+    markdown = (results / "report" / "report.md").read_text()
+    assert "| scenario | protocol | frame | netdev-emc | netdev-noemc | netdev-emc / netdev-noemc | note |" in markdown
+    assert "| routing | udp | 64 B | 1.00 Mpps | 550.0 kpps | 1.82x (1.33x to 2.40x) | netdev-emc is 1.82x netdev-noemc" in markdown
+    assert "| routing | tcp | 64 B | 1.00 Mpps | 1.00 Mpps | 1.00x (0.73x to 1.33x) | netdev-emc is 1.00x" in markdown
+    assert "In brackets, the interval from the repeats: the lowest and the highest ratio any two repeats give" in markdown
+    assert ("| datapath | scenario | protocol | frame | goal | loss ratio | lower bound (median) | min to max | spread | riqr | repeats "
+            "| upper bound (median) | note |") in markdown
+    assert "| netdev-emc | routing | udp | 64 B | pdr | 0.005 | 1.00 Mpps | 800.0 kpps to 1.20 Mpps | 40.0% | 20.0% | 5 | 1.00 Mpps |  |" in markdown
+    assert "| netdev-emc | routing | tcp | 64 B | pdr | 0.005 | 1.00 Mpps | 800.0 kpps to 1.20 Mpps | 40.0% | - | 3 | 1.00 Mpps " \
+           "| generator-limited in 1 of 3 repeats |" in markdown
+    assert "Hyndman and Fan's type 7" in markdown and "<p>In brackets, the interval" in (results / "report" / "report.html").read_text()
+    # one loss plot per run and frame size, all repeats in it
+    names = sorted(os.path.basename(path) for path in result["files"] if path.endswith(".png"))
+    assert names == ["bars.png", "loss-netdev-emc-routing-tcp-64.png", "loss-netdev-emc-routing-udp-64.png",
+                     "loss-netdev-noemc-routing-tcp-64.png", "loss-netdev-noemc-routing-udp-64.png"]
+
+
+def test_report_of_an_unfinished_run_counts_the_repeats_done(tmp_path):
+    write_run(tmp_path, "netdev-emc", [1.0e6] * 3)
+    write_run(tmp_path, "netdev-noemc", [0.5e6] * 3, repeats=2)
+    documents = load_documents(tmp_path)
+    assert [document["status"] for document in documents] == ["complete", "running"]
+    rows = report.rows_of(documents)
+    header, lines = report.results_table(rows)
+    assert header[10] == "repeats" and [line[10] for line in lines if line[4] == "pdr"] == ["3", "2 of 3"]
+    entry = report.speedups(rows, "netdev-emc", "netdev-noemc")[0]
+    assert (entry["repeats_a"], entry["repeats_b"]) == (3, 2)
+    # the same bounds in every repeat (a clean cliff), but 3 and 2 repeats separate by chance 2 / C(5, 3) of the time
+    assert entry["note"] == ("netdev-emc is 2.00x netdev-noemc (2.00x to 2.00x over 3 repeats of netdev-emc and 2 of netdev-noemc): larger than "
+                             "the spread, but 3 and 2 repeats separate like this by chance 20 % of the time; run with bench_repeat >= 3 to know; "
+                             "2 of 3 repeats of netdev-noemc done")
+    assert "over 3 repeats of netdev-emc and 2 of netdev-noemc" in entry["verdict"]
+
+
+def test_report_latency_of_repeats_is_the_first_repeat_that_measured_it(tmp_path):
+    write_run(tmp_path, "netdev", [1.0e6] * 3)
+    path = tmp_path / "netdev-routing-udp.json"
+    document = json.loads(path.read_text())
+    point = {"fraction": 0.5, "load": 500000.0, "latency_pps": 1000.0, "duration": 10.0, "pg_id": 100, "frame_size": 64,
+             "offered": 5000000, "received": 5000000, "loss_ratio": 0.0, "time": "2026-11-30T02:00:00Z", "latency_sent": 10000,
+             "latency_received": 10000, "min_us": 10.0, "avg_us": 14.0, "max_us": 150.0, "jitter_us": 3.0,
+             "percentiles_us": {"50": 20.0, "99": 200.0}, "histogram": {"10": 9800, "100": 200}, "errors": {"dropped": 0}}
+    for repeat, search_ in enumerate(document["searches"]):
+        search_["latency"] = {"reference_goal": "pdr", "reference_load": 1000000.0, "points": [dict(point, min_us=10.0 + repeat)], "skipped": None}
+    path.write_text(json.dumps(document))
+    [(_key, points)] = report.latency_rows_of([document])
+    assert [(item["repeat"], item["min_us"]) for item in points] == [(0, 10.0)]
+    document["searches"][0]["latency"]["points"] = []
+    [(_key, points)] = report.latency_rows_of([document])
+    assert [(item["repeat"], item["min_us"]) for item in points] == [(1, 11.0)]

@@ -22,7 +22,10 @@ from unittest import mock
 
 import pytest
 
+from ansible.errors import AnsibleActionFail
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible_collections.offload.testbed.plugins.action import trex_bench as action_mod
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench import spec, trex
 from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import device_models as dm
 
 jsonschema = pytest.importorskip("jsonschema")
@@ -138,7 +141,8 @@ class FakeClient:
             share = FakeClient.wire_total // len(ports)
             return {port: {"opackets": 0, "ipackets": share + (FakeClient.wire_total - share * len(ports) if index == 0 else 0)}
                     for index, port in enumerate(ports)}
-        return self.stats
+        # counters read as zero after clear_stats, as the client's do
+        return {port: self.stats.get(port, {"opackets": 0, "ipackets": 0}) for port in ports}
 
     def stop(self, ports):
         return None
@@ -176,6 +180,12 @@ def listener():
 def rx_listener():
     """Something listening where the receiving server's (rx_server) RPC port is expected."""
     yield from _listening_port()
+
+
+@pytest.fixture(autouse=True)
+def no_waiting(monkeypatch):
+    """The stand-in's counters are quiet at once: no polling pauses between reads."""
+    monkeypatch.setattr(trex, "QUIET_POLL", 0.0)
 
 
 @pytest.fixture(autouse=True)
@@ -232,6 +242,13 @@ def bench_args(port, tmp_path, **overrides):
     return args
 
 
+def check_args(raw):
+    """The errors the action reports for ``raw``: the argument spec's conversion, then spec.check."""
+    validated = ArgumentSpecValidator(spec.argument_spec()).validate(raw)
+    assert not validated.error_messages, validated.error_messages
+    return spec.check(validated.validated_parameters)[1]
+
+
 def run(action):
     return action.run(task_vars={"inventory_hostname": "dut01"})
 
@@ -248,16 +265,23 @@ def validate(path):
 def test_bad_input_fails_before_any_client(tmp_path, monkeypatch):
     loader = mock.Mock(side_effect=AssertionError("the client must not be loaded"))
     monkeypatch.setattr(action_mod, "load_client", loader)
-    result = run(make_action(bench_args(1, tmp_path, scenario="mesh", frame_sizes=[32], width=0.7,
-                                        goals=[{"name": "pdr", "loss_ratio": 1.5}])))
+    result = run(make_action(bench_args(1, tmp_path, frame_sizes=[32], width=0.7, goals=[{"name": "pdr", "loss_ratio": 1.5}])))
     assert result["failed"] is True and "nothing was sent" in result["msg"]
-    for needle in ("scenario: 'mesh'", "frame_sizes: 32 outside 64..9216", "width: 0.7", "goals[0].loss_ratio: 1.5"):
+    for needle in ("frame_sizes: 32 outside 64..9216", "width: 0.7", "goals[0].loss_ratio: 1.5"):
         assert needle in result["msg"]
     assert not os.path.exists(str(tmp_path / "results"))
 
 
+def test_a_wrong_choice_is_refused_by_the_argument_spec(tmp_path, monkeypatch):
+    monkeypatch.setattr(action_mod, "load_client", mock.Mock(side_effect=AssertionError("the client must not be loaded")))
+    with pytest.raises(AnsibleActionFail) as refused:
+        run(make_action(bench_args(1, tmp_path, scenario="mesh")))
+    assert "scenario" in str(refused.value) and "mesh" in str(refused.value)
+    assert not os.path.exists(str(tmp_path / "results"))
+
+
 def test_no_generator_reachable(tmp_path, monkeypatch):
-    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    monkeypatch.setattr(action_mod, "load_client", lambda client, client_path: fake_api())
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
@@ -269,7 +293,7 @@ def test_no_generator_reachable(tmp_path, monkeypatch):
 
 
 def test_generator_without_the_ports(tmp_path, monkeypatch, listener):
-    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    monkeypatch.setattr(action_mod, "load_client", lambda client, client_path: fake_api())
     FakeClient.ports_available = [0]
     result = run(make_action(bench_args(listener, tmp_path, ports=[0, 1])))
     assert result["failed"] is True and "ports: the generator at 127.0.0.1 has no port(s) 1; it has [0]" in result["msg"]
@@ -289,7 +313,7 @@ def test_check_mode_sends_nothing(tmp_path, monkeypatch):
 
 
 def test_a_run_finds_the_capacity_writes_every_trial_and_sets_stats(tmp_path, monkeypatch, listener):
-    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    monkeypatch.setattr(action_mod, "load_client", lambda client, client_path: fake_api())
     health = Health()
     lines = []
     monkeypatch.setattr(action_mod.display, "display", lambda msg, *args, **kwargs: lines.append(msg))
@@ -318,7 +342,7 @@ def test_a_run_finds_the_capacity_writes_every_trial_and_sets_stats(tmp_path, mo
 def test_upper_bounds_by_mlrsearch_rule_when_asked(tmp_path, monkeypatch, listener):
     # upper_bound_duration reaches the search: an upper bound rests on a short lossy trial,
     # the lower bound still on a final one, and the setting is in the results file.
-    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    monkeypatch.setattr(action_mod, "load_client", lambda client, client_path: fake_api())
     result = run(make_action(bench_args(listener, tmp_path, upper_bound_duration=1, dut_health=False)))
     assert not result.get("failed"), result.get("msg")
     document = validate(result["results_file"])
@@ -339,7 +363,7 @@ def test_upper_bounds_by_mlrsearch_rule_when_asked(tmp_path, monkeypatch, listen
 
 
 def test_generator_ceiling_is_labelled(tmp_path, monkeypatch, listener):
-    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    monkeypatch.setattr(action_mod, "load_client", lambda client, client_path: fake_api())
     FakeClient.ceiling = 30000.0
     result = run(make_action(bench_args(listener, tmp_path, max_load=40000, dut_health=False)))
     assert not result.get("failed"), result.get("msg")
@@ -350,13 +374,13 @@ def test_generator_ceiling_is_labelled(tmp_path, monkeypatch, listener):
 
 
 def test_a_crash_keeps_the_trials_and_the_same_run_id_resumes(tmp_path, monkeypatch, listener):
-    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    monkeypatch.setattr(action_mod, "load_client", lambda client, client_path: fake_api())
     FakeClient.fail_after = 4  # warm-up and three trials, then the generator is gone
-    result = run(make_action(bench_args(listener, tmp_path)))
+    result = run(make_action(bench_args(listener, tmp_path, reconnects=0)))
     assert result["failed"] is True
     path = str(tmp_path / "results" / "unit.json")
-    assert "connection to the server lost" in result["msg"]
-    assert "every finished trial is in %s: run again with run_id=unit to resume" % path in result["msg"]
+    assert "connection to the server lost" in result["msg"] and "\n" not in result["msg"]
+    assert "3 finished trials are in %s; resume with the same run_id (unit)" % path in result["msg"]
     partial = validate(path)
     assert partial["status"] == "failed" and len(partial["searches"][0]["trials"]) == 3
 
@@ -378,7 +402,7 @@ def test_a_crash_keeps_the_trials_and_the_same_run_id_resumes(tmp_path, monkeypa
 
 
 def test_a_restart_of_ovs_vswitchd_makes_the_trial_invalid_and_retried(tmp_path, monkeypatch, listener):
-    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    monkeypatch.setattr(action_mod, "load_client", lambda client, client_path: fake_api())
     # initial read, then trial 0 before/after (restart!), then healthy from the retry on
     health = Health([{}, {}, {"pid": 43, "start_time": 9}, {"pid": 43, "start_time": 9}])
     result = run(make_action(bench_args(listener, tmp_path), health=health))
@@ -390,7 +414,7 @@ def test_a_restart_of_ovs_vswitchd_makes_the_trial_invalid_and_retried(tmp_path,
 
 
 def test_a_dut_that_keeps_crashing_stops_the_run(tmp_path, monkeypatch, listener):
-    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    monkeypatch.setattr(action_mod, "load_client", lambda client, client_path: fake_api())
 
     class Crashing(Health):
         def __call__(self, module_name, module_args, task_vars):
@@ -404,7 +428,7 @@ def test_a_dut_that_keeps_crashing_stops_the_run(tmp_path, monkeypatch, listener
 
 
 def test_ovs_not_running_is_refused_before_traffic(tmp_path, monkeypatch, listener):
-    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    monkeypatch.setattr(action_mod, "load_client", lambda client, client_path: fake_api())
     result = run(make_action(bench_args(listener, tmp_path), health=Health([{"pid": None}])))
     assert result["failed"] is True and "ovs-vswitchd is not running on dut01" in result["msg"]
     assert FakeClient.instances[0].starts == []
@@ -415,7 +439,7 @@ def test_profile_streams_become_trex_streams():
     stream = {"frame": b"x" * 60, "vm": [{"type": "flow_var", "name": "src", "min": 1, "max": 9, "size": 4, "op": "inc"},
                                          {"type": "write", "name": "src", "offset": 26},
                                          {"type": "fix_checksum_hw", "l3_offset": 14, "l4_offset": 34, "l4_type": 11}]}
-    kind, _args, kwargs = action_mod.to_trex_stream(api, stream)
+    kind, _args, kwargs = trex.to_trex_stream(api, stream)
     assert kind == "stream"
     pkt = kwargs["packet"]
     assert pkt[2]["pkt_buffer"] == b"x" * 60
@@ -432,13 +456,13 @@ def test_checksum_fix_compiles_with_the_ip_header_offset():
     stream = {"frame": frame[:60], "vm": [{"type": "flow_var", "name": "src", "min": 805306369, "max": 805306468, "size": 4, "op": "inc"},
                                           {"type": "write", "name": "src", "offset": 26},
                                           {"type": "fix_checksum_hw", "l3_offset": 14, "l4_offset": 34, "l4_type": 11}]}
-    compiled = action_mod.to_trex_stream(real_api, stream).to_json()["vm"]["instructions"]
+    compiled = trex.to_trex_stream(real_api, stream).to_json()["vm"]["instructions"]
     assert compiled[-1] == {"type": "fix_checksum_hw", "l2_len": 14, "l3_len": 20, "l4_type": 11}
 
 
 def test_receiving_ports_on_a_second_server(tmp_path, monkeypatch, listener, rx_listener):
     """The virtual lab's generator: one server sends from the client port, another receives on the backends."""
-    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    monkeypatch.setattr(action_mod, "load_client", lambda client, client_path: fake_api())
     args = bench_args(listener, tmp_path, ports=[0], rx_server={"server": "127.0.0.1", "sync_port": rx_listener, "ports": [0, 1, 2]},
                       scenario="lb", lb_vip="18.0.0.172", dut_health=False)
     result = run(make_action(args))
@@ -452,8 +476,7 @@ def test_receiving_ports_on_a_second_server(tmp_path, monkeypatch, listener, rx_
 
 
 def test_rx_server_needs_its_ports(tmp_path):
-    from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import check_args  # pylint: disable=import-outside-toplevel
-    errors = check_args({"max_load": 1, "results_dir": "r", "ports": [0, 1], "rx_server": {"server": "gen", "ports": []}})[1]
+    errors = check_args({"max_load": 1, "results_dir": "r", "ports": [0, 1], "rx_server": {"server": "gen", "ports": []}})
     assert any(error.startswith("ports: [0, 1] must be the one transmitting port") for error in errors)
     assert any(error.startswith("rx_server.ports: []") for error in errors)
 
@@ -467,7 +490,7 @@ def test_current_client_is_imported_from_client_path(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "path", list(sys.path))
     for name in ("trex", "trex.stl", "trex.stl.api"):
         monkeypatch.delitem(sys.modules, name, raising=False)
-    api = action_mod.load_client({"client": "trex", "client_path": str(tmp_path)})
+    api = trex.load_client("trex", str(tmp_path))
     assert api.STLClient == "the current client"
     for name in ("trex", "trex.stl", "trex.stl.api"):
         sys.modules.pop(name, None)
@@ -476,8 +499,7 @@ def test_current_client_is_imported_from_client_path(tmp_path, monkeypatch):
 def test_client_prints_go_to_display_not_stdout(monkeypatch, capsys):
     """What the TRex client prints itself (from any thread) must not reach the worker's stdout."""
     shown = []
-    monkeypatch.setattr(action_mod.display, "v", shown.append)
-    out = action_mod.ClientOutput()
+    out = trex.ClientOutput(shown.append)
     out.start()
     try:
         print("\n    2026-11-30 00:22:59 - [local][warning]   - CPU util. is high: 91.1%")
@@ -485,13 +507,13 @@ def test_client_prints_go_to_display_not_stdout(monkeypatch, capsys):
     finally:
         out.stop()
     assert capsys.readouterr().out == ""
-    assert shown == ["trex_bench: TRex client: 2026-11-30 00:22:59 - [local][warning]   - CPU util. is high: 91.1%",
-                     "trex_bench: TRex client: partial"]
+    assert shown == ["TRex client: 2026-11-30 00:22:59 - [local][warning]   - CPU util. is high: 91.1%",
+                     "TRex client: partial"]
     assert sys.stdout is not out
 
 
 def test_latency_at_fractions_of_the_pdr_after_the_search(tmp_path, monkeypatch, listener):
-    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    monkeypatch.setattr(action_mod, "load_client", lambda client, client_path: fake_api())
     lines = []
     monkeypatch.setattr(action_mod.display, "display", lambda msg, *args, **kwargs: lines.append(msg))
     args = bench_args(listener, tmp_path, latency_loads=[0.5, 0.9], latency_pps=1000, latency_duration=5)
@@ -526,7 +548,7 @@ def test_latency_at_fractions_of_the_pdr_after_the_search(tmp_path, monkeypatch,
 
 
 def test_a_generator_without_latency_streams_still_gives_the_throughput(tmp_path, monkeypatch, listener):
-    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    monkeypatch.setattr(action_mod, "load_client", lambda client, client_path: fake_api())
     FakeClient.latency_supported = False
     warnings = []
     monkeypatch.setattr(action_mod.display, "warning", lambda msg, *args, **kwargs: warnings.append(msg))
@@ -540,7 +562,7 @@ def test_a_generator_without_latency_streams_still_gives_the_throughput(tmp_path
 
 
 def test_latency_comes_from_the_receiving_server(tmp_path, monkeypatch, listener, rx_listener):
-    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    monkeypatch.setattr(action_mod, "load_client", lambda client, client_path: fake_api())
     args = bench_args(listener, tmp_path, ports=[0], rx_server={"server": "127.0.0.1", "sync_port": rx_listener, "ports": [0, 1, 2]},
                       scenario="lb", lb_vip="18.0.0.172", dut_health=False, latency_loads=[0.1], protocol="tcp")
     result = run(make_action(args))
@@ -553,9 +575,8 @@ def test_latency_comes_from_the_receiving_server(tmp_path, monkeypatch, listener
 
 
 def test_latency_arguments_are_checked():
-    from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import check_args  # pylint: disable=import-outside-toplevel
     errors = check_args({"max_load": 1000, "results_dir": "r", "latency_loads": [0, 1.5], "latency_pps": -1, "latency_duration": 0,
-                         "latency_pg_id": 70000})[1]
+                         "latency_pg_id": 70000})
     assert any(error.startswith("latency_loads: [0, 1.5] must be a list of fractions of the PDR in (0, 1]") for error in errors)
     assert any(error.startswith("latency_pps: -1 must be a rate in frames/s above 0") for error in errors)
     assert any(error.startswith("latency_duration: 0 must be a positive number of seconds") for error in errors)
@@ -563,7 +584,7 @@ def test_latency_arguments_are_checked():
 
 
 def test_a_generator_that_ignores_the_latency_stream_is_not_reported_as_latency(tmp_path, monkeypatch, listener):
-    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    monkeypatch.setattr(action_mod, "load_client", lambda client, client_path: fake_api())
     monkeypatch.setattr(FakeClient, "get_pgid_stats", lambda self, pgids: {"latency": {"global": {}}, "flow_stats": {"global": {}}})
     monkeypatch.setattr(action_mod.display, "warning", lambda msg, *args, **kwargs: None)
     result = run(make_action(bench_args(listener, tmp_path, latency_loads=[0.5, 0.9])))
@@ -576,7 +597,7 @@ def test_a_generator_that_ignores_the_latency_stream_is_not_reported_as_latency(
 
 def test_latency_skips_packet_groups_the_generator_already_knows(tmp_path, monkeypatch, listener):
     """The receiving server keeps every group's counters; an earlier run's group 100 must not be reused."""
-    monkeypatch.setattr(action_mod, "load_client", lambda args: fake_api())
+    monkeypatch.setattr(action_mod, "load_client", lambda client, client_path: fake_api())
     FakeClient.pg_seen[100] = (30, 30)
     result = run(make_action(bench_args(listener, tmp_path, latency_loads=[0.5, 0.9])))
     assert not result.get("failed"), result.get("msg")

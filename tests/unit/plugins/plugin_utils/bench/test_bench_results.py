@@ -15,8 +15,12 @@ from ansible_collections.offload.testbed.plugins.plugin_utils.bench import resul
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import search
 from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import device_models as dm
 
-HEADER = {"datapath": "netdev", "goals": [], "search": {}, "metadata": {"nic": "cx6"}, "generator": {"server": "gen"}}
-PROFILE = {"scenario": "routing", "protocol": "udp", "frame_size": 64, "direction": "uni", "flows": 10}
+SEARCH = {"width": 0.005, "final_duration": 10.0, "initial_duration": 1.0, "max_load": dm.MAX_LOAD, "min_load": dm.MIN_LOAD,
+          "warmup_duration": 0.0, "warmup_load": dm.MAX_LOAD / 10, "settle": 0.5, "repeat": 1}
+HEADER = {"datapath": "netdev", "goals": [{"name": "ndr", "loss_ratio": 0.0}], "search": SEARCH, "metadata": {"nic": "cx6"},
+          "generator": {"server": "gen", "client": "trex_stl_lib", "ports": [0, 1]}}
+PROFILE = {"scenario": "routing", "protocol": "udp", "frame_size": 64, "direction": "uni", "flows": 10, "destinations": 1,
+           "src_base": "16.0.0.1", "dst": "48.0.0.1", "vlan": None, "ports": [0, 1]}
 
 
 class Crash(Exception):
@@ -41,7 +45,7 @@ def run_search(store, entry, measure):
 
     def on_trial(trial):
         if trial["index"] >= len(recorded):
-            store.add_trial(entry, dict(trial, generator_limited=False))
+            store.add_trial(entry, dict(trial, generator_limited=False, achieved_load=trial["offered"] / trial["duration"], time=br.now()))
     return search(br.Replay(recorded, measure), dm.MAX_LOAD, min_load=dm.MIN_LOAD, final_duration=10.0, width=0.005,
                   initial_duration=1.0, on_trial=on_trial)
 
@@ -82,6 +86,30 @@ def test_resume_refuses_a_different_profile_and_broken_files(tmp_path):
     (tmp_path / "broken.json").write_text("{")
     with pytest.raises(br.ResumeError, match="not valid JSON"):
         br.Store(str(tmp_path), "broken", "f1", HEADER)
+
+
+def test_the_store_writes_only_documents_that_validate(tmp_path):
+    store = br.Store(str(tmp_path), "run1", "f1", HEADER)
+    store.save()
+    written = (tmp_path / "run1.json").read_text()
+    entry = store.search_entry(PROFILE)
+    with pytest.raises(br.SchemaError, match=r"searches\[0\].trials\[0\].loss_ratio: -1e-05 is less than the minimum of 0"):
+        store.add_trial(entry, {"index": 0, "load": 10.0, "duration": 1.0, "offered": 100000, "received": 100001, "loss_ratio": -1e-05,
+                                "achieved_load": 10.0, "generator_limited": False, "time": br.now()})
+    assert (tmp_path / "run1.json").read_text() == written
+
+
+def test_a_version_1_file_resumes_as_one_repeat(tmp_path):
+    old = dict(HEADER, schema_version=1, run_id="old", fingerprint="f1", created=br.now(), updated=br.now(), status="failed", error="lost",
+               resumed=0, search={key: value for key, value in SEARCH.items() if key != "repeat"},
+               searches=[{"profile": PROFILE, "status": "running", "warmup": None, "trials": [], "invalid_trials": [], "result": None}])
+    assert br.schema_errors(old) == []
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    store = br.Store(str(tmp_path), "old", "f1", HEADER)
+    assert store.search_entry(PROFILE, 0) is store.document["searches"][0]
+    store.save()
+    upgraded = json.loads((tmp_path / "old.json").read_text())
+    assert upgraded["schema_version"] == 2 and upgraded["searches"][0]["repeat"] == 0 and upgraded["search"]["repeat"] == 1
 
 
 def test_replay_refuses_trials_that_do_not_match():

@@ -6,10 +6,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import copy
 import json
 
 import pytest
 
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench import search as search_module
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import DEFAULT_GOALS, search
 from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import device_models as dm
 
@@ -367,3 +369,142 @@ def test_clean_cliff_by_mlrsearch_rule_needs_final_trials_only_at_lower_bounds()
         upper_trials = [trial for trial in relaxed["trials"] if trial["load"] == entry["upper_bound"] and trial["duration"] == 1.0]
         assert upper_trials and upper_trials[0]["loss_ratio"] > entry["loss_ratio"]
     assert relaxed["trial_seconds"] < contract["trial_seconds"]
+
+
+# -- proposals change nothing until their trial runs -------------------------
+
+
+class _Watched(search_module._Search):  # pylint: disable=protected-access
+    """A search that, before every trial, asks every open goal for its proposal and checks that asking changed nothing."""
+
+    def next_trial(self, open_goals):
+        before = _state(self)
+        for goal in self.goals:
+            self.propose(goal)
+        assert _state(self) == before
+        return search_module._Search.next_trial(self, open_goals)  # pylint: disable=protected-access
+
+
+def _state(state):
+    return copy.deepcopy(dict((key, value) for key, value in vars(state).items() if key not in ("measure", "on_trial")))
+
+
+def _watched_run(model, **kwargs):
+    watched = _Watched(model, dm.MAX_LOAD, [dict(goal) for goal in DEFAULT_GOALS], dm.MIN_LOAD, FINAL, WIDTH, kwargs.get("initial_duration", 1.0),
+                       None, 200, kwargs.get("upper_bound_duration"))
+    return watched.loop()
+
+
+@pytest.mark.parametrize("upper_bound_duration", [None, 1.0])
+@pytest.mark.parametrize("make", list(dm.MODELS + dm.EXTRA_MODELS) + [lambda seed=seed: dm.NoisyCliff(spread=0.004, seed=seed) for seed in range(6)],
+                         ids=[cls.name for cls in dm.MODELS + dm.EXTRA_MODELS] + ["noisy_0.4%%_seed%d" % seed for seed in range(6)])
+def test_propose_is_pure(make, upper_bound_duration):
+    # Asking every goal for its proposal before each trial (as next_trial did before
+    # propose was pure) changes neither the search's state nor the trials it runs.
+    watched = _watched_run(make(), upper_bound_duration=upper_bound_duration)
+    plain = run(make(), upper_bound_duration=upper_bound_duration)
+    assert watched == plain
+    assert_contract(watched, upper_duration=upper_bound_duration)
+
+
+def test_only_the_chosen_proposal_changes_the_search():
+    # Gradual loss: the discarded proposals of ndr_1e-5 and PDR used to advance their
+    # down steps, so PDR later stepped down further than its projection (a short trial
+    # at 5.3 Mpps, 9 trials and 45 s); now it goes to its projection at once.
+    result = run(dm.GradualLoss())
+    assert_contract(result)
+    assert len(result["trials"]) == 8
+    assert result["trial_seconds"] == 44.0
+    assert sorted(trial["load"] for trial in result["trials"])[-3] < 3200000.0
+
+
+@pytest.mark.parametrize("capacity", [1100000.0 * 1.37 ** step for step in range(8)] + [4200000.0])
+def test_clean_cliff_trial_count(capacity):
+    # The first trial at max_load, a short probe, then three final trials: NDR's lower
+    # bound, one that is NDR's upper and PDR's lower bound, and PDR's upper bound (32 s).
+    # Three finals are the fewest the contract allows here: a final missing PDR lies above
+    # capacity / (1 - 0.005), one more than a width above any final that meets NDR, so
+    # no two final trials bound both goals.
+    result = run(dm.CleanCliff(capacity))
+    assert_contract(result)
+    durations = [trial["duration"] for trial in result["trials"]]
+    assert durations == [1.0, 1.0, FINAL, FINAL, FINAL]
+    assert result["trial_seconds"] == 32.0
+
+
+# -- the trial record: the measure's reply, and more frames back than sent -----------
+
+
+def test_trial_record_keeps_every_key_of_the_reply():
+    seen = []
+
+    def measure(load, duration):
+        reply = dm.CleanCliff()(load, duration)
+        reply.update({"time": "2024-01-01T00:00:00Z", "health_before": {"pid": 42, "flows": [1, 2]}, "cpu": [0.5, 0.25], "starved": False,
+                      "generator_limited": load > 14000000.0, "interrupted_before": 0, "achieved_load": int(load),
+                      # The search's own keys win over the reply's.
+                      "load": "bogus", "duration": -1, "loss_ratio": 0.5, "index": 99})
+        return reply
+
+    result = search(measure, dm.MAX_LOAD, on_trial=seen.append)
+    assert_contract(result)
+    for index, (trial, reported) in enumerate(zip(result["trials"], seen)):
+        assert reported == dict(trial, index=index)
+        assert trial["time"] == "2024-01-01T00:00:00Z"
+        assert trial["health_before"] == {"pid": 42, "flows": [1, 2]}
+        assert trial["cpu"] == [0.5, 0.25]
+        assert trial["starved"] is False and trial["interrupted_before"] == 0
+        assert trial["generator_limited"] is (trial["load"] > 14000000.0)
+        assert isinstance(trial["achieved_load"], float)
+        assert isinstance(trial["load"], float) and 0.0 < trial["duration"] <= FINAL
+        assert trial["loss_ratio"] == pytest.approx(1.0 - trial["received"] / trial["offered"]) and trial["loss_ratio"] != 0.5
+        assert "index" not in trial and "excess" not in trial
+    assert json.loads(json.dumps(result)) == result
+
+
+def test_achieved_load_none_is_left_out():
+    def measure(load, duration):
+        return dict(dm.CleanCliff()(load, duration), achieved_load=None)
+
+    result = search(measure, dm.MAX_LOAD)
+    assert all("achieved_load" not in trial for trial in result["trials"])
+
+
+def test_more_frames_back_than_sent_is_no_loss_and_is_recorded_as_excess():
+    # Late frames of an earlier trial or foreign traffic: received > offered. The loss
+    # ratio is 0.0 (never negative) and the record says how many frames were too many.
+    model = dm.CleanCliff()
+    surplus = {}
+
+    def measure(load, duration):
+        reply = model(load, duration)
+        if reply["received"] == reply["offered"]:
+            surplus[(load, duration)] = 7
+            reply["received"] += 7
+        # A reply's own "excess" is not the search's: not copied.
+        reply["excess"] = -1
+        return reply
+
+    result = search(measure, dm.MAX_LOAD, min_load=dm.MIN_LOAD)
+    assert_contract(result)
+    assert surplus
+    for trial in result["trials"]:
+        if (trial["load"], trial["duration"]) in surplus:
+            assert trial["loss_ratio"] == 0.0
+            assert trial["excess"] == 7 and isinstance(trial["excess"], int)
+        else:
+            assert trial["loss_ratio"] > 0.0
+            assert "excess" not in trial
+    assert_near_truth(model, result)
+
+
+def test_frames_back_when_none_were_sent():
+    # Nothing offered: nothing shows the device met a goal (loss ratio 1.0), and what came back is excess.
+    def measure(load, duration):
+        return {"offered": 0, "received": 3}
+
+    result = search(measure, dm.MAX_LOAD, min_load=dm.MIN_LOAD)
+    assert result["trials"][0]["loss_ratio"] == 1.0
+    assert result["trials"][0]["excess"] == 3
+    for entry in result["goals"].values():
+        assert entry["lower_bound"] == 0.0 and entry["upper_bound"] == dm.MIN_LOAD

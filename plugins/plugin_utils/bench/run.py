@@ -1,0 +1,336 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""One bench run: every frame size, every repeat, resume, latency and the results store.
+
+:class:`BenchRun` sees a generator only through the interface of
+:mod:`.generator` and the device under test only through a ``health()``
+callable, so it runs as well against a fake generator in a unit test as
+against TRex in a lab.
+
+What a run guarantees:
+
+* every finished trial is on disk as it ends (:class:`.results.Store`);
+* a run started again with the same run id replays the trials on disk and
+  measures only the rest (:class:`.results.Replay`; the search is
+  deterministic);
+* a trial interrupted by a lost generator (:class:`.generator.GeneratorLost`)
+  is recorded as interrupted, never as a measurement; the bench reconnects
+  after a back-off (``reconnect_delay``, doubling) and runs the trial again,
+  up to ``reconnects`` times; only then the run stops, with a one-line
+  message (:class:`RunStopped`) that says what was lost, what is on disk and
+  how to resume;
+* a trial during which the DUT was not healthy (ovs-vswitchd restarted, a new
+  core dump) is recorded as invalid and run again up to ``retries`` times;
+* with ``repeat`` N each search runs N times, and the run records per goal
+  the median bound and its spread (``summaries``).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import socket
+import time
+
+from ansible_collections.offload.testbed.plugins.module_utils.bench_health import compare_health, cpu_use, health_summary
+from ansible_collections.offload.testbed.plugins.module_utils.bench_stats import summarize_bounds
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, GeneratorLost, LatencyUnsupported
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.latency import has_latency, latency_points, reference_load, summarize
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import build_latency_frame, profile, search_settings
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.results import Replay, is_generator_limited, progress_line
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import search
+
+
+def run_header(args, generator_info, dut_host, dut_system):
+    """What the results document records about the run before its first trial."""
+    return {
+        "datapath": args["datapath"],
+        "goals": args["goals"],
+        "search": dict(search_settings(args), repeat=args["repeat"]),
+        "metadata": dict(args["metadata"], dut_host=dut_host, controller=socket.gethostname(), dut_system=dut_system),
+        "generator": generator_info,
+    }
+
+
+def run_stats(args, summaries):
+    """The ``set_stats`` data of a run (AWX job artifacts): the median bound per goal and frame size."""
+    runs = []
+    for item in summaries:
+        runs.append({"frame_size": item["profile"]["frame_size"], "scenario": args["scenario"], "protocol": args["protocol"], "repeats": item["repeats"],
+                     "goals": {name: goal["lower_bound"] for name, goal in item["goals"].items()}})
+    return {"trex_bench": {args["run_id"]: runs}}
+
+
+def returned_goals(entries, summary):
+    """The task's per-goal result: ``lower_bound`` is the median over the repeats (with one repeat, the search's own
+    bounds), with the statistics of ``bench_stats.summarize_bounds`` beside it."""
+    goals = {}
+    for name, stats in summary["goals"].items():
+        if len(entries) == 1:
+            goal = dict(entries[0]["result"]["goals"][name])
+        else:
+            goal = {"loss_ratio": stats["loss_ratio"], "generator_limited": stats["generator_limited"]}
+        goal.update(stats)
+        goal["lower_bound"] = stats["median"]
+        goals[name] = goal
+    return goals
+
+
+class InvalidTrial(BenchError):
+    """The DUT was not healthy during a trial, every retry included."""
+
+
+class RunStopped(BenchError):
+    """The generator stayed lost; the message says what is on disk and how to resume."""
+
+
+def utc(epoch):
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
+
+
+def _us(value):
+    return "n/a" if value is None else "%.0f" % value
+
+
+def loss_of(offered, received):
+    """``(loss ratio, excess)``: the ratio is never negative; ``excess`` counts frames received beyond those sent."""
+    if offered <= 0:
+        return 1.0, max(0, received)
+    return max(0.0, (offered - received) / offered), max(0, received - offered)
+
+
+class BenchRun:
+    """The frame-size loop of one ``trex_bench`` task.
+
+    :param args: the validated arguments (``spec.check``).
+    :param generator: a :class:`.generator.Generator`, connected.
+    :param store: the run's :class:`.results.Store`, saved once.
+    :param streams: ``{frame size: profile.build_streams(args, size)}``.
+    :param health: ``health()`` -> the DUT's health (``dut_health``'s
+        result) or None without health checks.
+    :param log, warn: callables taking one line for the user.
+    :param sleep: ``time.sleep``, replaced in tests.
+    """
+
+    def __init__(self, args, generator, store, streams, health=None, log=None, warn=None, sleep=time.sleep):
+        self.args = args
+        self.generator = generator
+        self.store = store
+        self.streams = streams
+        self.health = health
+        self.log = log or (lambda line: None)
+        self.warn = warn or self.log
+        self.sleep = sleep
+        self.settings = search_settings(args)
+        self.started = time.time()
+        self.position = 0
+
+    # -- the run -------------------------------------------------------------
+
+    def run(self):
+        """Every frame size, every repeat; returns one summary per frame size."""
+        summaries = []
+        for self.position, size in enumerate(self.args["frame_sizes"]):
+            self.generator.load(self.streams[size])
+            entries = [self.run_search(size, repeat) for repeat in range(self.args["repeat"])]
+            summary = self.summarize(entries)
+            self.run_latency(entries[0], size, summary)
+            summaries.append({"profile": entries[0]["profile"], "repeats": len(entries), "goals": returned_goals(entries, summary),
+                              "trial_seconds": sum(entry["result"]["trial_seconds"] for entry in entries),
+                              "trials": [trial for entry in entries for trial in entry["trials"]], "latency": entries[0].get("latency")})
+        return summaries
+
+    def tag(self, size, repeat):
+        label = "%s %d B" % (self.store.run_id, size)
+        return label if self.args["repeat"] == 1 else "%s, repeat %d/%d" % (label, repeat + 1, self.args["repeat"])
+
+    def run_search(self, size, repeat):
+        """One search (resumed from the trials on disk); its entry in the results document."""
+        entry = self.store.search_entry(profile(self.args, size), repeat)
+        tag = self.tag(size, repeat)
+        if entry["status"] == "complete":
+            self.log("trex_bench %s: already complete in %s" % (tag, self.store.path))
+            return entry
+        if self.args["warmup_duration"] > 0:
+            # also when resuming: the DUT's connection tracking may have forgotten the flows since
+            self.warm_up(entry, tag)
+        recorded = list(entry["trials"])
+
+        def on_trial(trial):
+            if trial["index"] < len(recorded):
+                trial = dict(recorded[trial["index"]], replayed=True)
+            else:
+                trial = {key: value for key, value in trial.items() if key != "replayed"}
+                self.store.add_trial(entry, trial)
+            self.log("trex_bench %s: %s" % (tag, progress_line(trial["index"], trial, time.time() - self.started, self.time_left(entry))))
+
+        result = search(Replay(recorded, lambda load, duration: self.measure(entry, load, duration)), self.args["max_load"],
+                        goals=self.args["goals"], min_load=self.settings["min_load"], final_duration=self.args["final_duration"],
+                        width=self.args["width"], initial_duration=self.args["initial_duration"], on_trial=on_trial,
+                        max_trials=self.args["max_trials"], upper_bound_duration=self.args["upper_bound_duration"])
+        final = self.store.finish_search(entry, result, self.args["max_load"])
+        bounds = ["%s %.1f pps%s" % (name, goal["lower_bound"], " (generator-limited)" if goal["generator_limited"] else "")
+                  for name, goal in final["goals"].items()]
+        self.log("trex_bench %s: %s" % (tag, ", ".join(bounds)))
+        return entry
+
+    def time_left(self, entry):
+        """A rough estimate of the trial seconds left in the run."""
+        args = self.args
+        expected = len(args["goals"]) * 2 * args["final_duration"] + 6 * args["initial_duration"]
+        searches_left = (len(args["frame_sizes"]) - self.position) * args["repeat"] - entry.get("repeat", 0) - 1
+        return max(0.0, expected - sum(trial["duration"] for trial in entry["trials"])) + expected * max(0, searches_left)
+
+    def warm_up(self, entry, tag):
+        load, duration = self.settings["warmup_load"], self.args["warmup_duration"]
+        reply = self.trial(entry, load, duration)
+        self.store.set_warmup(entry, {"load": load, "duration": duration, "offered": reply["offered"], "received": reply["received"],
+                                      "time": utc(reply["started"])})
+        self.log("trex_bench %s: warm-up %.1f pps x %.2f s: sent %d received %d" % (tag, load, duration, reply["offered"], reply["received"]))
+
+    # -- one trial ------------------------------------------------------------
+
+    def measure(self, entry, load, duration):
+        """One valid trial, as the trial record the search passes to ``on_trial``; health before and after,
+        run again while the DUT was not healthy."""
+        attempts = 0
+        while True:
+            before = self.health() if self.health else None
+            reply = self.trial(entry, load, duration)
+            after = self.health() if self.health else None
+            record = self.record(load, duration, reply, before, after)
+            reasons = compare_health(before, after)
+            if not reasons:
+                return record
+            loss_ratio, _excess = loss_of(record["offered"], record["received"])
+            self.store.add_invalid(entry, dict(record, load=load, duration=duration, loss_ratio=loss_ratio, invalid=reasons))
+            self.warn("trex_bench %s: trial at %.1f pps x %.2f s is INVALID: %s" % (self.store.run_id, load, duration, "; ".join(reasons)))
+            attempts += 1
+            if attempts > self.args["retries"]:
+                raise InvalidTrial("the DUT was not healthy during %d attempt(s) of the trial at %.1f pps x %.2f s: %s"
+                                   % (attempts, load, duration, "; ".join(reasons)))
+
+    def record(self, load, duration, reply, before, after):
+        """The trial record: the generator's counts, when, and what the DUT's health and CPUs showed."""
+        record = {key: value for key, value in reply.items() if key != "started"}
+        record.update(time=utc(reply["started"]), generator_limited=is_generator_limited(load, duration, reply["offered"]))
+        if before is not None and after is not None:
+            record.update(health_before=health_summary(before), health_after=health_summary(after))
+            usage = cpu_use(before, after)
+            if usage is not None:
+                record["cpu"] = usage
+                record["starved"] = list(usage.get("starved") or [])
+        return record
+
+    def trial(self, entry, load, duration):
+        return self.guarded(entry, load, duration, lambda: self.generator.trial(load, duration))
+
+    def guarded(self, entry, load, duration, call, **marks):
+        """``call()`` (a trial of the generator), run again after reconnecting when the generator was lost; an interrupted
+        trial goes to the entry's ``interrupted_trials``, and the record that finally counts says how often."""
+        lost = 0
+        while True:
+            try:
+                reply = call()
+            except GeneratorLost as error:
+                lost += 1
+                self.store.add_interrupted(entry, dict(marks, load=load, duration=duration, time=utc(time.time()), attempt=lost,
+                                                       reason=error.reason, detail=error.detail))
+                lost = self.reconnect(entry, load, duration, lost, error)
+                continue
+            if lost:
+                reply["interrupted_before"] = lost
+            return reply
+
+    def reconnect(self, entry, load, duration, lost, error):
+        """Wait (doubling) and connect again; stop the run after ``reconnects`` lost attempts of one trial.
+
+        Returns the attempts lost so far (a failed connect counts as one)."""
+        while True:
+            if lost > self.args["reconnects"]:
+                raise RunStopped(self.stopped_message(entry, load, duration, lost, error))
+            delay = self.args["reconnect_delay"] * 2 ** (lost - 1)
+            self.warn("trex_bench %s: trial at %.1f pps x %.2f s interrupted (%s); reconnecting in %.0f s (%d of %d)"
+                      % (self.store.run_id, load, duration, error.reason, delay, lost, self.args["reconnects"]))
+            self.sleep(delay)
+            try:
+                self.generator.connect()
+                return lost
+            except (GeneratorLost, BenchError) as failed:
+                lost += 1
+                error = failed if isinstance(failed, GeneratorLost) else GeneratorLost(str(failed))
+
+    def stopped_message(self, entry, load, duration, lost, error):
+        profile_ = entry["profile"]
+        return ("the generator at %s was lost %d time(s) in a row during the trial at %.1f pps x %.2f s of %s %s %d B: %s; %d finished trials are in %s; "
+                "resume with the same run_id (%s) once the generator is back"
+                % (getattr(self.generator, "where", "generator"), lost, load, duration, profile_["scenario"], profile_["protocol"],
+                   profile_["frame_size"], error.reason, self.store.trial_count(), self.store.path, self.store.run_id))
+
+    # -- after the searches ----------------------------------------------------
+
+    def summarize(self, entries):
+        """Per goal, the bounds of the repeats: median and spread (``bench_stats.summarize_bounds``)."""
+        goals = {}
+        for name, first in entries[0]["result"]["goals"].items():
+            values = [entry["result"]["goals"][name]["lower_bound"] for entry in entries]
+            limited = [entry["result"]["goals"][name]["generator_limited"] for entry in entries]
+            goals[name] = summarize_bounds(values, first["loss_ratio"], limited)
+        summary = {"repeats": len(entries), "goals": goals}
+        self.store.set_summary(entries[0]["profile"], summary)
+        return summary
+
+    def run_latency(self, entry, size, summary):
+        """Latency at ``latency_loads`` x the median PDR, one trial per load, each saved as it ends.
+
+        A generator that refuses latency streams ends the latency part of the
+        run (recorded as skipped), not the run. Points already in the file
+        (a resumed run) are not measured again.
+        """
+        if not self.args["latency_loads"] or (entry.get("latency") or {}).get("skipped"):
+            return
+        goals = {name: {"lower_bound": goal["median"]} for name, goal in summary["goals"].items()}
+        goal, reference = reference_load(goals)
+        latency = self.store.latency(entry, goal, reference)
+        if reference <= 0:
+            self.store.skip_latency(latency, "no goal has a lower bound above 0 frames/s")
+            return
+        done = set(point["fraction"] for point in latency["points"])
+        for point in latency_points(goals, self.args["latency_loads"], self.args["latency_pps"]):
+            if point["fraction"] not in done and not self.latency_point(entry, latency, size, point, goal):
+                return
+
+    def latency_point(self, entry, latency, size, point, goal):
+        """One latency trial; False when the generator cannot measure latency (the rest is skipped)."""
+        duration = self.settings["latency_duration"]
+        frame = build_latency_frame(self.args, size)
+        try:
+            # a packet group neither server has seen: the receiving server's counters are never cleared
+            pg_id = self.generator.free_pg_id(self.store.next_pg_id(self.args["latency_pg_id"]))
+            self.store.use_pg_id(pg_id)
+            reply = self.latency_reply(entry, point, duration, frame, pg_id)
+        except LatencyUnsupported as error:
+            return self.no_latency(latency, size, str(error))
+        if not has_latency(reply["rx_pgid_stats"], pg_id):
+            return self.no_latency(latency, size, "the generator reported no latency statistics for packet group %d: it accepted the latency "
+                                                  "stream but does not measure latency" % pg_id)
+        loss_ratio, excess = loss_of(reply["offered"], reply["received"])
+        record = dict(point, duration=duration, pg_id=pg_id, frame_size=len(frame) + 4, offered=reply["offered"], received=reply["received"],
+                      loss_ratio=loss_ratio, time=utc(reply["started"]))
+        if excess:
+            record["excess"] = excess
+        record.update(summarize(reply["tx_pgid_stats"], reply["rx_pgid_stats"], pg_id))
+        self.store.add_latency_point(latency, record)
+        self.log("trex_bench %s %d B: latency at %.0f%% of %s (%.1f pps): min %s avg %s max %s us, 99%% <= %s us, %s of %s latency frames back" % (
+            self.store.run_id, size, point["fraction"] * 100, goal, point["load"], _us(record["min_us"]), _us(record["avg_us"]), _us(record["max_us"]),
+            _us(record["percentiles_us"].get("99")), record["latency_received"], record["latency_sent"]))
+        return True
+
+    def latency_reply(self, entry, point, duration, frame, pg_id):
+        return self.guarded(entry, point["load"], duration, lambda: self.generator.latency_trial(point["load"], duration, frame, point["latency_pps"], pg_id),
+                            latency=True)
+
+    def no_latency(self, latency, size, reason):
+        self.store.skip_latency(latency, reason)
+        self.warn("trex_bench %s %d B: no latency: %s" % (self.store.run_id, size, reason))
+        return False

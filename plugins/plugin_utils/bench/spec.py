@@ -1,0 +1,360 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Arguments of the ``trex_bench`` action: its argument spec and the checks the spec cannot express.
+
+Interface of the action (``plugins/action/trex_bench.py``)::
+
+    _validation, params = self.validate_argument_spec(argument_spec=spec.argument_spec())
+    args, errors = spec.check(params)
+    if errors:
+        result.update(failed=True, errors=errors,
+                      msg="trex_bench: invalid arguments, nothing was sent:\\n- " + "\\n- ".join(errors))
+        return result
+
+``validate_argument_spec`` refuses unknown arguments, wrong types, choices
+and missing required arguments (it raises ``AnsibleActionFail`` with the
+first of them) and fills in every default written in :func:`argument_spec`,
+the goals' (``search.DEFAULT_GOALS``) included. :func:`check` gets those
+converted parameters and returns every remaining problem at once: value
+ranges and checks across arguments, each message naming the argument as the
+user writes it (``rx_server.ports``, ``goals[1].loss_ratio``), the bad value
+and the fix. ``args`` has one key per option; ``run_id`` stays ``None`` when
+unset (the action names the run from the clock).
+
+The defaults are written here once; ``plugins/modules/trex_bench.py``'s
+DOCUMENTATION repeats them for ``ansible-doc``, and
+``tests/unit/plugins/plugin_utils/bench/test_bench_spec.py`` fails when the two
+differ, or when a playbook writes one of them again.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import ipaddress
+import math
+import re
+
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import DEFAULT_GOALS
+
+SCENARIOS = ("routing", "nat", "lb")
+PROTOCOLS = ("udp", "tcp")
+DIRECTIONS = ("uni", "bidir")
+CLIENTS = ("trex_stl_lib", "trex")
+DEFAULT_FRAME_SIZES = (64, 78, 100)
+# 10 Gigabit Ethernet at 64-byte frames: 10e9 / ((64 + 20) * 8) frames/s (preamble and inter-frame gap included)
+LINE_RATE_10G_64B = 14880952.0
+MIN_FRAME, MAX_FRAME = 64, 9216
+MAX_FLOWS, MAX_DESTINATIONS = 1 << 24, 1 << 16
+MAX_PG_ID = 60000
+RUN_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+
+
+def _server_options():
+    return dict(
+        server=dict(type="str", required=True),
+        sync_port=dict(type="int", default=4501),
+        async_port=dict(type="int", default=4500),
+        ports=dict(type="list", elements="int", required=True),
+    )
+
+
+def argument_spec():
+    """Every option of ``offload.testbed.trex_bench``, as ``ArgumentSpecValidator`` takes it (a new dict each call)."""
+    return dict(
+        server=dict(type="str", default="127.0.0.1"),
+        sync_port=dict(type="int", default=4501),
+        async_port=dict(type="int", default=4500),
+        client=dict(type="str", choices=list(CLIENTS), default="trex_stl_lib"),
+        client_path=dict(type="path"),
+        ports=dict(type="list", elements="int", default=[0, 1]),
+        rx_server=dict(type="dict", options=_server_options()),
+        port_l3=dict(type="list", elements="dict", options=dict(src=dict(type="str", required=True), gateway=dict(type="str", required=True))),
+        scenario=dict(type="str", choices=list(SCENARIOS), default="routing"),
+        protocol=dict(type="str", choices=list(PROTOCOLS), default="udp"),
+        frame_sizes=dict(type="list", elements="int", default=list(DEFAULT_FRAME_SIZES)),
+        flows=dict(type="int", default=1000),
+        destinations=dict(type="int", default=1),
+        src_base=dict(type="str", default="16.0.0.1"),
+        dst_base=dict(type="str", default="48.0.0.1"),
+        nat_address=dict(type="str"),
+        lb_vip=dict(type="str"),
+        src_port=dict(type="int", default=1025),
+        dst_port=dict(type="int", default=5001),
+        vlan=dict(type="int"),
+        direction=dict(type="str", choices=list(DIRECTIONS), default="uni"),
+        goals=dict(type="list", elements="dict", default=[dict(goal) for goal in DEFAULT_GOALS],
+                   options=dict(name=dict(type="str", required=True), loss_ratio=dict(type="float", required=True))),
+        width=dict(type="float", default=0.005),
+        final_duration=dict(type="float", default=10.0),
+        initial_duration=dict(type="float", default=1.0),
+        upper_bound_duration=dict(type="float"),
+        max_load=dict(type="float", default=LINE_RATE_10G_64B),
+        min_load=dict(type="float"),
+        warmup_duration=dict(type="float", default=2.0),
+        warmup_load=dict(type="float"),
+        settle=dict(type="float", default=0.5),
+        repeat=dict(type="int", default=1),
+        results_dir=dict(type="path", required=True),
+        run_id=dict(type="str"),
+        datapath=dict(type="str", default="unknown"),
+        metadata=dict(type="dict", default={}),
+        dut_health=dict(type="bool", default=True),
+        dut_interfaces=dict(type="list", elements="str", default=[]),
+        retries=dict(type="int", default=1),
+        reconnects=dict(type="int", default=3),
+        reconnect_delay=dict(type="float", default=2.0),
+        max_trials=dict(type="int", default=200),
+        latency_loads=dict(type="list", elements="float", default=[0.1, 0.5, 0.9]),
+        latency_pps=dict(type="float", default=1000.0),
+        latency_duration=dict(type="float"),
+        latency_pg_id=dict(type="int", default=100),
+    )
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+
+def _show(value):
+    """A value in a message, as a playbook writes it: the spec turns 20 into 20.0, the message says 20."""
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return repr(int(value))
+    if isinstance(value, (list, tuple)):
+        return "[%s]" % ", ".join(_show(item) for item in value)
+    return repr(value)
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _int_in(value, low, high=None):
+    """An integer (not a bool) in ``low..high``."""
+    return _is_int(value) and low <= value and (high is None or value <= high)
+
+
+def _number(value):
+    """A finite number (not a bool): NaN and infinities pass the spec's float conversion."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _positive(value):
+    return _number(value) and value > 0
+
+
+def _ipv4(value):
+    try:
+        return ipaddress.IPv4Address(str(value))
+    except (ipaddress.AddressValueError, ValueError):
+        return None
+
+
+def _port_number(errors, name, value, kind="TCP"):
+    if not _int_in(value, 1, 65535):
+        errors.append("%s: %s is not a %s port number (1..65535)" % (name, _show(value), kind))
+
+
+# ---------------------------------------------------------------------------
+# the checks, one group of options each
+# ---------------------------------------------------------------------------
+
+def _check_generator(args, errors):
+    """server, its ports, the client, reconnections."""
+    if not args["server"]:
+        errors.append("server: give the generator's TRex server address (host name or IP)")
+    for name in ("sync_port", "async_port"):
+        _port_number(errors, name, args[name])
+    if args["client"] == "trex" and not args["client_path"]:
+        errors.append("client_path: client 'trex' needs the directory that holds the trex package "
+                      "(trex-core's scripts/automation/trex_control_plane/interactive)")
+    if not _int_in(args["reconnects"], 0):
+        errors.append("reconnects: %s must be a non-negative integer, the reconnections to a lost generator per trial "
+                      "(0: a lost generator stops the run)" % _show(args["reconnects"]))
+    if not _positive(args["reconnect_delay"]):
+        errors.append("reconnect_delay: %s must be a positive number of seconds (the first wait before reconnecting; "
+                      "it doubles for each further attempt), e.g. 2" % _show(args["reconnect_delay"]))
+
+
+def _wanted_ports(args):
+    """How many generator ports ``ports`` lists: the transmitting one alone when rx_server receives."""
+    return 1 if args["rx_server"] is not None else 2
+
+
+def _check_ports(args, errors):
+    """ports against rx_server, rx_server itself, port_l3."""
+    ports = args["ports"]
+    wanted = _wanted_ports(args)
+    if len(ports) != wanted or not all(_int_in(port, 0) for port in ports) or len(set(ports)) != len(ports):
+        if wanted == 2:
+            errors.append("ports: %s must be two different generator port numbers [transmit, receive], e.g. [0, 1]" % _show(ports))
+        else:
+            errors.append("ports: %s must be the one transmitting port, e.g. [0], when rx_server receives" % _show(ports))
+    rx_server = args["rx_server"]
+    if rx_server is not None:
+        if not rx_server["server"]:
+            errors.append("rx_server.server: give the address of the TRex server of the receiving ports")
+        for name in ("sync_port", "async_port"):
+            _port_number(errors, "rx_server." + name, rx_server[name])
+        if not rx_server["ports"] or not all(_int_in(port, 0) for port in rx_server["ports"]):
+            errors.append("rx_server.ports: %s must list the receiving port numbers of that server, e.g. [0, 1, 2]"
+                          % _show(rx_server["ports"]))
+        if args["direction"] == "bidir":
+            errors.append("direction: bidir needs both ports on one server; leave rx_server unset")
+    port_l3 = args["port_l3"]
+    if port_l3 is not None:
+        if len(port_l3) != wanted:
+            errors.append("port_l3: %d entries for %d generator port(s): give one {src, gateway} per port of ports, in their order"
+                          % (len(port_l3), wanted))
+        for index, entry in enumerate(port_l3):
+            for name in ("src", "gateway"):
+                if _ipv4(entry[name]) is None:
+                    errors.append("port_l3[%d].%s: %s is not an IPv4 address" % (index, name, _show(entry[name])))
+
+
+def _check_frames(args, errors):
+    """frame_sizes, the L4 ports, the VLAN tag."""
+    sizes = args["frame_sizes"]
+    if not sizes:
+        errors.append("frame_sizes: give a list of frame sizes in bytes, e.g. [64, 78, 100]")
+    bad = [size for size in sizes if not _int_in(size, MIN_FRAME, MAX_FRAME)]
+    if bad:
+        errors.append("frame_sizes: %s outside %d..%d bytes (Ethernet frames with FCS)" % (
+            ", ".join(_show(size) for size in bad), MIN_FRAME, MAX_FRAME))
+    elif len(set(sizes)) != len(sizes):
+        errors.append("frame_sizes: %s lists a size twice" % _show(sizes))
+    for name in ("src_port", "dst_port"):
+        _port_number(errors, name, args[name], kind="UDP/TCP")
+    if args["vlan"] is not None and not _int_in(args["vlan"], 1, 4094):
+        errors.append("vlan: %s is outside 1..4094 (leave it unset for untagged frames)" % _show(args["vlan"]))
+
+
+def _past_last_address(base, count):
+    address = _ipv4(base)
+    return address is not None and int(address) + count - 1 > 0xFFFFFFFF
+
+
+def _check_addresses(args, errors):
+    """flows and destinations, the address ranges, the scenario's destination, direction."""
+    for name, top in (("flows", MAX_FLOWS), ("destinations", MAX_DESTINATIONS)):
+        if not _int_in(args[name], 1, top):
+            errors.append("%s: %s must be an integer in 1..%d" % (name, _show(args[name]), top))
+    for name in ("src_base", "dst_base"):
+        if _ipv4(args[name]) is None:
+            errors.append("%s: %s is not an IPv4 address" % (name, _show(args[name])))
+    if _is_int(args["flows"]) and _past_last_address(args["src_base"], args["flows"]):
+        errors.append("flows: %d sources from src_base %s run past 255.255.255.255" % (args["flows"], args["src_base"]))
+    if args["scenario"] == "routing" and _is_int(args["destinations"]) and _past_last_address(args["dst_base"], args["destinations"]):
+        errors.append("destinations: %d destinations from dst_base %s run past 255.255.255.255" % (args["destinations"], args["dst_base"]))
+    if args["scenario"] == "nat" and _ipv4(args["nat_address"]) is None:
+        errors.append("nat_address: scenario nat needs the DUT's NAT address (IPv4) as destination, got %s" % _show(args["nat_address"]))
+    if args["scenario"] == "lb" and _ipv4(args["lb_vip"]) is None:
+        errors.append("lb_vip: scenario lb needs the load balancer's VIP (IPv4) as destination, got %s" % _show(args["lb_vip"]))
+    if args["direction"] == "bidir" and args["scenario"] != "routing":
+        errors.append("direction: bidir is supported for scenario routing only (the reverse of NAT and LB traffic is "
+                      "the servers' replies); use direction uni for %s" % args["scenario"])
+
+
+def _check_goals(args, errors):
+    goals = args["goals"]
+    if not goals:
+        errors.append("goals: give a list of {name, loss_ratio}, e.g. [{name: pdr, loss_ratio: 0.005}]; "
+                      "leave it unset for NDR, ndr_1e-5 and PDR")
+    names = set()
+    for index, goal in enumerate(goals):
+        name, ratio = goal["name"], goal["loss_ratio"]
+        if not name:
+            errors.append("goals[%d].name: give the goal a name (it names its bounds in the results)" % index)
+        elif name in names:
+            errors.append("goals[%d].name: %r is used twice" % (index, name))
+        names.add(name)
+        if not (_number(ratio) and 0.0 <= ratio < 1.0):
+            errors.append("goals[%d].loss_ratio: %s (goal %s) must be a number in [0, 1)" % (index, _show(ratio), name))
+
+
+def _check_durations(args, errors):
+    """width, trial durations, upper_bound_duration."""
+    if not (_number(args["width"]) and 0.0 < args["width"] < 0.5):
+        errors.append("width: %s must be a relative width in (0, 0.5), e.g. 0.005 for 0.5 %%" % _show(args["width"]))
+    for name in ("final_duration", "initial_duration"):
+        if not _positive(args[name]):
+            errors.append("%s: %s must be a positive number of seconds" % (name, _show(args[name])))
+    for name, zero in (("warmup_duration", "0 skips the warm-up"), ("settle", "0 reads the counters at once")):
+        if not (_number(args[name]) and args[name] >= 0.0):
+            errors.append("%s: %s must be a number of seconds, 0 or more (%s)" % (name, _show(args[name]), zero))
+    initial, final = args["initial_duration"], args["final_duration"]
+    durations_good = _positive(initial) and _positive(final)
+    if durations_good and initial > final:
+        errors.append("initial_duration: %s is longer than final_duration %s" % (_show(initial), _show(final)))
+    upper = args["upper_bound_duration"]
+    if upper is not None and not (_number(upper) and (not durations_good or initial <= upper <= final)):
+        errors.append("upper_bound_duration: %s must be seconds between initial_duration (%s) and final_duration (%s); leave it unset"
+                      " for the contract (upper bounds confirmed by final trials)" % (_show(upper), _show(initial), _show(final)))
+
+
+def _check_loads(args, errors):
+    """max_load, min_load, warmup_load, and the trial counts."""
+    max_load = args["max_load"]
+    if not _positive(max_load):
+        errors.append("max_load: %s must be the highest load to try, in frames/s (> 0): line rate or the generator's ceiling"
+                      % _show(max_load))
+    for name in ("min_load", "warmup_load"):
+        value = args[name]
+        if value is not None and not (_positive(value) and (not _positive(max_load) or value <= max_load)):
+            errors.append("%s: %s must be a load in frames/s in (0, max_load], max_load being %s; leave it unset for max_load / %d"
+                          % (name, _show(value), _show(max_load), 1000 if name == "min_load" else 10))
+    if not _int_in(args["max_trials"], 1):
+        errors.append("max_trials: %s must be a positive integer" % _show(args["max_trials"]))
+    if not _int_in(args["retries"], 0):
+        errors.append("retries: %s must be a non-negative integer" % _show(args["retries"]))
+    if not _int_in(args["repeat"], 1):
+        errors.append("repeat: %s must be a positive integer, the number of times each search runs (1: once)" % _show(args["repeat"]))
+
+
+def _check_latency(args, errors):
+    loads = args["latency_loads"]
+    if not all(_number(load) and 0.0 < load <= 1.0 for load in loads):
+        errors.append("latency_loads: %s must be a list of fractions of the PDR in (0, 1], e.g. [0.1, 0.5, 0.9]; [] measures no latency"
+                      % _show(loads))
+    if not _positive(args["latency_pps"]):
+        errors.append("latency_pps: %s must be a rate in frames/s above 0, e.g. 1000 (a trial sends at most a tenth of "
+                      "its load as latency frames)" % _show(args["latency_pps"]))
+    if args["latency_duration"] is not None and not _positive(args["latency_duration"]):
+        errors.append("latency_duration: %s must be a positive number of seconds (default final_duration)" % _show(args["latency_duration"]))
+    if not _int_in(args["latency_pg_id"], 0, MAX_PG_ID):
+        errors.append("latency_pg_id: %s must be an integer in 0..%d (the first TRex packet-group id of the latency streams)"
+                      % (_show(args["latency_pg_id"]), MAX_PG_ID))
+
+
+def _check_results(args, errors):
+    """results_dir, run_id, datapath, dut_interfaces."""
+    if not args["results_dir"]:
+        errors.append("results_dir: give the directory (on the controller) where the results JSON and CSV go")
+    if args["run_id"] is not None and not RUN_ID_RE.match(args["run_id"]):
+        errors.append("run_id: %r must be letters, digits, '.', '_' or '-' (it names the results file)" % (args["run_id"],))
+    if not args["datapath"]:
+        errors.append("datapath: give a label of the DUT's datapath (e.g. doca, kernel, netdev)")
+    if not all(args["dut_interfaces"]):
+        errors.append("dut_interfaces: %s must be a list of interface names of the DUT (their driver, firmware and PSID are recorded)"
+                      % _show(args["dut_interfaces"]))
+
+
+CHECKS = (_check_generator, _check_ports, _check_frames, _check_addresses, _check_goals, _check_durations, _check_loads,
+          _check_latency, _check_results)
+
+
+def check(params):
+    """Value ranges and checks across arguments, after the argument spec.
+
+    :param params: the parameters ``ArgumentSpecValidator(argument_spec()).validate()``
+        (or ``ActionBase.validate_argument_spec``) returned without errors: types
+        converted, defaults filled in.
+    :returns: ``(args, errors)``: ``args`` a copy of ``params`` with one key per
+        option; ``errors`` every problem found, each naming the argument, the bad
+        value and the fix (empty when the arguments are good).
+    """
+    args = dict(params)
+    errors = []
+    for check_group in CHECKS:
+        check_group(args, errors)
+    return args, errors

@@ -1,0 +1,379 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The bench's generator interface (:mod:`.generator`) on the TRex stateless client.
+
+Two clients speak to a TRex server: PyPI's ``trex-stl-lib`` 0.3 (the old API,
+which the virtual lab's software generator and older servers speak) and
+``trex.stl.api`` shipped with current TRex (``client: trex`` with
+``client_path``).  The adapter keeps every difference between them here.
+
+The PyPI client has two faults that used to decide a run's outcome:
+
+* its ``on_async_timeout`` handler raises ``TypeError: bad operand type for
+  unary +: 'str'`` (a string concatenation split over two statements), so a
+  subscriber that waits more than 3 s for the server's publisher (a busy
+  machine) crashes its thread instead of marking the connection lost;
+* a crashed subscriber thread then calls ``os.killpg(os.getppid(), SIGTERM)``,
+  which kills the process group of the controller's Ansible worker.
+
+:func:`guard_subscriber` replaces both on the client instance before it
+connects: a timeout or a crash marks the connection lost, the next call of the
+bench raises, and the trial becomes a :class:`GeneratorLost`, which the bench
+retries after reconnecting.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import importlib
+import io
+import os
+import socket
+import sys
+import time
+import traceback
+
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, Generator, GeneratorLost, LatencyUnsupported
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.latency import pg_known
+
+# Seconds without a message from the server's publisher before the client
+# declares the connection lost (the PyPI client's own is 3 s, which a busy
+# two-core machine exceeds while the generator sends).
+SUBSCRIBER_TIMEOUT = 10
+# After the traffic stops: poll the receive counters this often, until two
+# reads agree, for at most this long beyond ``settle``.
+QUIET_POLL = 0.1
+QUIET_MAX = 5.0
+
+
+def error_text(error):
+    """The message of an exception; trex_stl_lib 0.3's STLError.__str__ breaks on Python 3.11, its ``msg`` does not."""
+    return getattr(error, "msg", None) or str(error) or type(error).__name__
+
+
+def first_line(text):
+    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
+    return lines[0] if lines else str(text)
+
+
+def load_client(client, client_path):
+    """The TRex client API module chosen by ``client``/``client_path``."""
+    if client == "trex":
+        path = os.path.abspath(os.path.expanduser(client_path))
+        if not os.path.isdir(os.path.join(path, "trex", "stl")):
+            raise BenchError("client_path: %s holds no trex/stl package; point it at trex-core's "
+                             "scripts/automation/trex_control_plane/interactive of the server's version" % path)
+        if path not in sys.path:
+            sys.path.insert(0, path)
+        name = "trex.stl.api"
+    else:
+        name = "trex_stl_lib.api"
+    try:
+        return importlib.import_module(name)
+    except Exception as error:  # pylint: disable=broad-except
+        raise BenchError("client %s: cannot import %s in the controller's Python %s (%s); install it with "
+                         "'pip install trex-stl-lib pyzmq scapy' or set client: trex and client_path"
+                         % (client, name, sys.executable, error_text(error)))
+
+
+def to_trex_stream(api, stream, pps=1):
+    """A TRex stream from ``profile.build_streams`` data (rate ``pps``; 1 pps is scaled by start's mult)."""
+    instructions = []
+    for ins in stream["vm"]:
+        if ins["type"] == "flow_var":
+            instructions.append(api.STLVmFlowVar(name=ins["name"], min_value=ins["min"], max_value=ins["max"], size=ins["size"], op=ins["op"]))
+        elif ins["type"] == "write":
+            instructions.append(api.STLVmWrFlowVar(fv_name=ins["name"], pkt_offset=ins["offset"]))
+        elif ins["type"] == "fix_checksum_hw":
+            fix = api.STLVmFixChecksumHw(l3_offset=ins["l3_offset"], l4_offset=ins["l4_offset"], l4_type=ins["l4_type"])
+            # trex-stl-lib 0.3 (PyPI) ignores a numeric l3_offset: it compiles l2_len=0, so the server
+            # would checksum the Ethernet header as IPv4 and every varied frame would leave with bad IPv4
+            # and UDP/TCP checksums (a conntrack on the DUT drops them). The current client sets
+            # l2_len from l3_offset itself; setting it here is the same for both.
+            fix.l2_len = ins["l3_offset"]
+            instructions.append(fix)
+    builder = api.STLPktBuilder(pkt_buffer=stream["frame"], vm=api.STLScVmRaw(instructions) if instructions else None)
+    return api.STLStream(packet=builder, mode=api.STLTXCont(pps=pps))
+
+
+class ClientOutput(io.TextIOBase):
+    """The TRex client prints some events itself (``CPU util. is high`` from its
+    subscriber thread), which an Ansible worker must not write to stdout. While
+    the bench runs, stdout is this object: each complete line goes to ``log``."""
+
+    def __init__(self, log):
+        super(ClientOutput, self).__init__()
+        self._log = log
+        self._saved = None
+        self._partial = ""
+        self._busy = False
+
+    def start(self):
+        self._saved, sys.stdout = sys.stdout, self
+
+    def stop(self):
+        if self._saved is not None:
+            sys.stdout, self._saved = self._saved, None
+        if self._partial.strip():
+            self._log("TRex client: %s" % self._partial.strip())
+        self._partial = ""
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        if self._busy or self._saved is None:
+            # the log itself writing (outside a worker, display writes to stdout): pass it through
+            return (self._saved or sys.__stdout__).write(text)
+        self._busy = True
+        try:
+            lines = (self._partial + text).split("\n")
+            self._partial = lines.pop()
+            for line in lines:
+                if line.strip():
+                    self._log("TRex client: %s" % line.strip())
+        finally:
+            self._busy = False
+        return len(text)
+
+
+def guard_subscriber(client):
+    """Make the PyPI client's subscriber thread mark a lost connection instead of crashing (see the module's docstring).
+
+    A no-op for a client without that thread layout (the current TRex client).
+    """
+    conn = getattr(client, "conn", None)
+    subscriber = getattr(conn, "async_connection", None)
+    handler = getattr(client, "event_handler", None)
+    if subscriber is None or handler is None or not hasattr(subscriber, "_run"):
+        return
+
+    def on_async_timeout(timeout_sec):
+        if conn.is_connected():
+            conn.mark_for_disconnect("Connection lost - Subscriber timeout: no data from the TRex server for more than %s seconds" % timeout_sec)
+
+    def run_guarded(run=subscriber._run):
+        try:
+            run()
+        except Exception:  # pylint: disable=broad-except
+            if conn.is_connected():
+                conn.mark_for_disconnect("the TRex client's subscriber thread crashed:\n%s" % traceback.format_exc())
+
+    handler.on_async_timeout = on_async_timeout
+    subscriber._run = run_guarded
+    subscriber.get_timeout_sec = lambda: SUBSCRIBER_TIMEOUT
+
+
+class TRexGenerator(Generator):
+    """A TRex server (and optionally a second one whose ports receive) behind the bench's generator interface.
+
+    ``args`` are the trex_bench arguments: server, sync_port, async_port,
+    client, ports, port_l3, rx_server, settle.
+    """
+
+    def __init__(self, api, args):
+        self.api = api
+        self.args = args
+        self.client = None
+        self.rx_client = None
+        self.tx_ports = []
+        self.rx_ports = []
+        self.streams = []
+        self.where = "%s:%d" % (args["server"], args["sync_port"])
+
+    def open_client(self, where, server, sync_port, async_port, ports):
+        """A connected client of the server at ``server``, which must have ``ports``."""
+        try:
+            socket.create_connection((server, sync_port), timeout=5).close()
+        except (OSError, socket.timeout) as error:
+            raise BenchError("no generator reachable: nothing answers at %s:%d (%s); check %s and its sync_port, "
+                             "and that the TRex server runs on the generator host" % (server, sync_port, error, where))
+        # trex_stl_lib 0.3 takes a LoggerApi level, the current client a level name
+        verbose = self.api.LoggerApi.VERBOSE_QUIET if self.args["client"] == "trex_stl_lib" else "error"
+        client = self.api.STLClient(server=server, sync_port=sync_port, async_port=async_port, verbose_level=verbose)
+        guard_subscriber(client)
+        try:
+            client.connect()
+        except Exception as error:  # pylint: disable=broad-except
+            raise GeneratorLost("the TRex server at %s:%d/%d did not complete the handshake: %s (does the client '%s' match the server's "
+                                "version? is async_port right?)" % (server, sync_port, async_port, first_line(error_text(error)), self.args["client"]),
+                                error_text(error))
+        available = list(client.get_all_ports())
+        missing = [port for port in ports if port not in available]
+        if missing:
+            self._disconnect(client)
+            prefix = "ports" if where == "server" else "rx_server.ports"
+            raise BenchError("%s: the generator at %s has no port(s) %s; it has %s" % (
+                prefix, server, ", ".join(str(port) for port in missing), available))
+        return client
+
+    def connect(self):
+        self.stop()
+        args = self.args
+        self.client = self.open_client("server", args["server"], args["sync_port"], args["async_port"], args["ports"])
+        rx_server = args["rx_server"]
+        if rx_server:
+            # Only read: the receiving ports keep the configuration of whoever set them up.
+            self.rx_client = self.open_client("rx_server", rx_server["server"], rx_server["sync_port"], rx_server["async_port"], rx_server["ports"])
+        self._call(self.client.reset, ports=args["ports"])
+        if args["port_l3"]:
+            self._call(self.set_l3)
+        if self.streams:
+            self._call(self.load, self.streams)
+
+    def _call(self, function, *args, **kwargs):
+        """Run a client call; a failure of the client is a lost generator."""
+        try:
+            return function(*args, **kwargs)
+        except (BenchError, GeneratorLost):
+            raise
+        except (Exception, KeyboardInterrupt) as error:  # pylint: disable=broad-except
+            # the PyPI client turns a lost connection into SIGINT inside its calls
+            text = error_text(error)
+            raise GeneratorLost("%s: %s" % (self.where, first_line(text)), "%s: %s\n%s" % (type(error).__name__, text, traceback.format_exc()))
+
+    def set_l3(self):
+        args = self.args
+        client = self.client
+        if args["client"] == "trex":
+            # the current client resolves the gateway itself
+            for port, cfg in zip(args["ports"], args["port_l3"]):
+                client.set_l3_mode(port, cfg["src"], cfg["gateway"])
+            return
+        client.set_service_mode(ports=args["ports"], enabled=True)
+        try:
+            for port, cfg in zip(args["ports"], args["port_l3"]):
+                if not client.ports[port].set_l3_mode(cfg["src"], cfg["gateway"]):
+                    raise BenchError("port_l3: port %d refused L3 mode %s -> %s" % (port, cfg["src"], cfg["gateway"]))
+            for port, cfg in zip(args["ports"], args["port_l3"]):
+                deadline = time.time() + 10.0
+                while True:
+                    client.ports[port].sync()
+                    if client.ports[port].get_layer_cfg()["ipv4"].get("state") == "resolved":
+                        break
+                    if time.time() > deadline:
+                        raise BenchError("port_l3: port %d could not resolve its gateway %s by ARP within 10 s" % (port, cfg["gateway"]))
+                    time.sleep(0.2)
+        finally:
+            client.set_service_mode(ports=args["ports"], enabled=False)
+
+    def info(self):
+        info = {"server": self.args["server"], "sync_port": self.args["sync_port"], "client": self.args["client"], "ports": list(self.args["ports"]),
+                "rx_server": self.args["rx_server"]}
+        try:
+            version = self.client.get_server_version()
+            info["version"] = {key: version.get(key) for key in ("version", "mode", "build_date") if key in version}
+        except Exception:  # pylint: disable=broad-except
+            info["version"] = None
+        return info
+
+    def load(self, streams):
+        self.streams = streams
+        self.tx_ports = [(stream["port"], stream["share"]) for stream in streams]
+        self.rx_ports = list(self.args["ports"]) if len(streams) > 1 else [self.args["ports"][-1]]
+        self._call(self._add_streams, streams)
+
+    def _add_streams(self, streams, load=None):
+        """Put ``streams`` on their ports: at 1 pps scaled by start's multiplier, or at ``load`` x share frames/s."""
+        self.client.remove_all_streams(ports=self.args["ports"])
+        for stream in streams:
+            pps = 1 if load is None else load * stream["share"]
+            self.client.add_streams(to_trex_stream(self.api, stream, pps=pps), ports=[stream["port"]])
+
+    def received(self):
+        """ipackets of the receiving ports: since clear_stats, or a running total on rx_server."""
+        if self.rx_client is not None:
+            stats = self.rx_client.get_stats(ports=self.args["rx_server"]["ports"])
+            return sum(int(stats[port]["ipackets"]) for port in self.args["rx_server"]["ports"])
+        stats = self.client.get_stats(ports=self.args["ports"])
+        return sum(int(stats[port]["ipackets"]) for port in self.rx_ports)
+
+    def quiet_received(self, at_least=0.0):
+        """The receive count once it stops growing: frames still in flight (a DUT's queues on a busy machine
+        hold them for longer than ``settle``) are counted in the trial that sent them, not in the next one."""
+        if at_least:
+            time.sleep(at_least)
+        deadline = time.time() + QUIET_MAX
+        last = self.received()
+        while time.time() < deadline:
+            time.sleep(QUIET_POLL)
+            now = self.received()
+            if now == last:
+                break
+            last = now
+        return last
+
+    def trial(self, load, duration):
+        reply = self._call(self.send, {port: "%.6fpps" % (load * share) for port, share in self.tx_ports}, duration)
+        reply["achieved_load"] = reply["offered"] / duration
+        return reply
+
+    def send(self, mults, duration):
+        """Start every transmitting port at its multiplier for ``duration`` s; offered and received frames."""
+        client = self.client
+        ports = [port for port, _share in self.tx_ports]
+        # the frames of the last trial are all in before this one's window opens
+        self.quiet_received()
+        client.clear_stats(ports=self.args["ports"])
+        before = self.received() if self.rx_client is not None else 0
+        started = time.time()
+        for port in ports:
+            client.start(ports=[port], mult=mults[port], duration=duration, force=True)
+        client.wait_on_traffic(ports=ports, timeout=duration + 30)
+        received = self.quiet_received(self.args["settle"]) - before
+        stats = client.get_stats(ports=self.args["ports"])
+        offered = sum(int(stats[port]["opackets"]) for port in ports)
+        return {"offered": offered, "received": received, "started": started}
+
+    def latency_trial(self, load, duration, frame, latency_pps, pg_id):
+        """The streams are loaded with absolute rates and started at multiplier 1 (a pps multiplier would
+        scale the latency stream with the traffic); the search's streams are put back afterwards."""
+        ports = [port for port, _share in self.tx_ports]
+        try:
+            self._call(self._add_streams, self.streams, load=load - latency_pps)
+            marker = self.api.STLStream(packet=self.api.STLPktBuilder(pkt_buffer=frame), mode=self.api.STLTXCont(pps=latency_pps),
+                                        flow_stats=self.api.STLFlowLatencyStats(pg_id=pg_id))
+            try:
+                self.client.add_streams(marker, ports=[ports[0]])
+            except Exception as error:  # pylint: disable=broad-except
+                raise LatencyUnsupported("the generator refused a latency stream: %s" % error_text(error))
+            reply = self._call(self.send, {port: "1" for port in ports}, duration)
+            reply["tx_pgid_stats"] = self._call(self.client.get_pgid_stats, [pg_id])
+            rx_client = self.rx_client or self.client
+            reply["rx_pgid_stats"] = self._call(rx_client.get_pgid_stats, [pg_id])
+        finally:
+            if self.client is not None:
+                self.load(self.streams)
+        return reply
+
+    def free_pg_id(self, first):
+        """A receiving server keeps the counters of every group it saw (the bench never clears it), also from earlier runs."""
+        pg_id = first
+        for _attempt in range(1000):
+            try:
+                known = any(pg_known(client.get_pgid_stats([pg_id]), pg_id) for client in (self.client, self.rx_client) if client is not None)
+            except Exception as error:  # pylint: disable=broad-except
+                raise LatencyUnsupported("the generator cannot report packet-group statistics (get_pgid_stats): %s" % error_text(error))
+            if not known:
+                return pg_id
+            pg_id += 1
+        raise LatencyUnsupported("packet group ids %d..%d are all in use on the generator; set latency_pg_id elsewhere" % (first, pg_id - 1))
+
+    @staticmethod
+    def _disconnect(client):
+        try:
+            client.disconnect()
+        except (Exception, KeyboardInterrupt):  # pylint: disable=broad-except
+            pass
+
+    def stop(self):
+        if self.client is not None:
+            try:
+                self.client.stop(ports=self.args["ports"])
+            except (Exception, KeyboardInterrupt):  # pylint: disable=broad-except
+                pass
+        for client in (self.client, self.rx_client):
+            if client is not None:
+                self._disconnect(client)
+        self.client = self.rx_client = None
