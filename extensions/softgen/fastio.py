@@ -24,6 +24,7 @@ socket whose classic BPF filter keeps everything but trailer frames in the kerne
 import array
 import ctypes
 import ctypes.util
+import errno
 import math
 import mmap
 import os
@@ -277,9 +278,18 @@ class TxRing:
             self.sock.send(b"", socket.MSG_DONTWAIT)
             return 0, 0
         seg[:] = _ONES[:n]
-        self.sock.send(b"")
+        # From here the frames are the kernel's: it sends each slot marked TP_STATUS_SEND_REQUEST once, and
+        # one it could not send yet (ENOBUFS, a full queue) stays marked and goes at the next flush. So
+        # they count as sent and the ring moves on even when this flush fails: before, a failed flush left
+        # the ring where it was, the frames the kernel had sent were marked again and sent twice, counted
+        # once (a receiver that counted more than was sent).
         nbytes = self._prefix[self.pos + n] - self._prefix[self.pos]
         self.pos = (self.pos + n) % self.slots
+        try:
+            self.sock.send(b"")
+        except OSError as error:
+            if error.errno not in (errno.ENOBUFS, errno.EAGAIN):
+                raise
         return n, nbytes
 
     def close(self):

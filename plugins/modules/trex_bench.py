@@ -28,6 +28,12 @@ description:
   - A trial whose achieved rate is more than 1 % below the asked rate is marked C(generator_limited), and so is a bound
     resting on it. A trial during which ovs-vswitchd restarted or a core dump appeared is recorded as invalid and
     retried up to O(retries) times.
+  - A trial interrupted by a lost generator (connection lost, subscriber timed out, server restarted) is recorded under
+    C(interrupted_trials), never as a measurement; the bench reconnects and runs it again (O(reconnects),
+    O(reconnect_delay)), then fails with one line naming the file that holds the finished trials and how to resume.
+  - Every trial records what used the DUT's CPUs during it (C(cpu)) and why the DUT was starved (C(starved)); a trial
+    whose receiver counted more frames than were sent gets C(excess) and a loss ratio of 0.
+  - The work is done by C(plugins/plugin_utils/bench/) (C(BenchRun) over a generator interface, see C(docs/bench.md)).
   - Prints one progress line per trial and sets C(set_stats) data C(trex_bench) with the bounds (AWX job artifacts).
   - Requires on the controller the TRex client (PyPI C(trex-stl-lib) with C(pyzmq) and C(scapy), or C(trex.stl.api)
     from O(client_path)).
@@ -349,7 +355,11 @@ resumed:
   sample: false
 searches:
   description:
-    - Per frame size, the profile, the goals' bounds (frames/s, with C(generator_limited)), trials and trial seconds.
+    - Per frame size, the profile, the number of repeats, the goals' bounds (frames/s, with C(generator_limited)), trials and
+      trial seconds (over all repeats).
+    - A goal's C(lower_bound) is the median over the repeats; beside it C(lower_bounds) (one per repeat), C(median), C(min),
+      C(max), C(spread) and, from 4 repeats, C(q1), C(q3) and C(riqr) (module_utils/bench_stats.py). With one repeat
+      C(upper_bound) and C(lower_bound_trial) are the search's own.
     - C(latency) holds the latency trials (C(points), each with C(min_us), C(avg_us), C(max_us), C(jitter_us),
       C(percentiles_us), C(histogram), C(latency_sent), C(latency_received)) or why there are none (C(skipped)).
   returned: success
@@ -357,7 +367,9 @@ searches:
   elements: dict
   sample:
     - profile: {scenario: routing, protocol: udp, frame_size: 64}
-      goals: {ndr: {loss_ratio: 0.0, lower_bound: 181230.0, upper_bound: 182000.0, lower_bound_trial: 5, generator_limited: false}}
+      repeats: 1
+      goals: {ndr: {loss_ratio: 0.0, lower_bound: 181230.0, upper_bound: 182000.0, lower_bound_trial: 5, generator_limited: false,
+                    lower_bounds: [181230.0], median: 181230.0, min: 181230.0, max: 181230.0, spread: 0.0, riqr: null}}
       trials: 9
       trial_seconds: 46.0
 """
