@@ -89,11 +89,13 @@ lab-compare: deps
 teardown: deps
 	$(BIN)/ansible-playbook -i $(INVENTORY) playbooks/teardown.yml
 
-# ansible-lint and ansible-test sanity only read the tree: they run side by
-# side (each on one of the two cores of a CI machine), their outputs kept apart.
+# ansible-lint, ansible-test sanity and the unit tests only read the tree and
+# touch no network or Open vSwitch: they run side by side on the two cores of a
+# CI machine, their outputs kept apart; integration and molecule share the
+# machine's Open vSwitch and run one after the other.
 test: deps
-	$(MAKE) --no-print-directory -j2 --output-sync=target lint sanity
-	$(MAKE) --no-print-directory unit integration molecule
+	$(MAKE) --no-print-directory -j3 --output-sync=target lint sanity unit
+	$(MAKE) --no-print-directory integration molecule
 	@echo "make test: all test stages passed"
 
 lint: deps
