@@ -38,7 +38,7 @@ from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator im
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.latency import has_latency, latency_points, reference_load, summarize
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import build_latency_frame, profile, search_settings
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.results import Replay, is_generator_limited, progress_line
-from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import search
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import loss_of, search
 
 
 def run_header(args, generator_info, dut_host, dut_system):
@@ -90,13 +90,6 @@ def utc(epoch):
 
 def _us(value):
     return "n/a" if value is None else "%.0f" % value
-
-
-def loss_of(offered, received):
-    """``(loss ratio, excess)``: the ratio is never negative; ``excess`` counts frames received beyond those sent."""
-    if offered <= 0:
-        return 1.0, max(0, received)
-    return max(0.0, (offered - received) / offered), max(0, received - offered)
 
 
 class BenchRun:
@@ -157,10 +150,8 @@ class BenchRun:
         recorded = list(entry["trials"])
 
         def on_trial(trial):
-            if trial["index"] < len(recorded):
-                trial = dict(recorded[trial["index"]], replayed=True)
-            else:
-                trial = {key: value for key, value in trial.items() if key != "replayed"}
+            # a replayed trial comes back from Replay as it was recorded, marked replayed; a measured one is stored
+            if trial["index"] >= len(recorded):
                 self.store.add_trial(entry, trial)
             self.log("trex_bench %s: %s" % (tag, progress_line(trial["index"], trial, time.time() - self.started, self.time_left(entry))))
 

@@ -162,6 +162,16 @@ def _rate(trial):
     return min(trial["received"], trial["offered"]) / trial["duration"]
 
 
+def loss_of(offered, received):
+    """``(loss ratio, excess)`` of a trial: the ratio in [0, 1], never negative; ``excess`` the frames received
+    beyond those sent (late frames of an earlier trial, foreign traffic), else 0.  Nothing sent: a ratio of 1.0,
+    since nothing shows the device met any goal."""
+    excess = max(0, received - offered)
+    if offered <= 0:
+        return 1.0, excess
+    return min(1.0, max(0.0, (offered - received) / offered)), excess
+
+
 class _Search:
     """State of one search: the trials so far and the choice of the next one.
 
@@ -229,11 +239,7 @@ class _Search:
         duration = float(duration)
         reply = self.measure(load, duration)
         offered, received = _counts(reply)
-        if offered > 0:
-            loss_ratio = min(1.0, max(0.0, (offered - received) / offered))
-        else:
-            # Nothing sent: nothing shows the device met any goal.
-            loss_ratio = 1.0
+        loss_ratio, excess = loss_of(offered, received)
         trial = {"load": load, "duration": duration, "offered": offered, "received": received, "loss_ratio": loss_ratio}
         for key, value in (reply.items() if hasattr(reply, "items") else ()):
             if key not in _OWN_KEYS:
@@ -242,8 +248,8 @@ class _Search:
             trial["achieved_load"] = float(trial["achieved_load"])
         else:
             trial.pop("achieved_load", None)
-        if received > offered:
-            trial["excess"] = received - offered
+        if excess:
+            trial["excess"] = excess
         self.trials.append(trial)
         if self.on_trial is not None:
             self.on_trial(dict(trial, index=len(self.trials) - 1))

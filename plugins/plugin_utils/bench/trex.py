@@ -220,7 +220,7 @@ class TRexGenerator(Generator):
         if args["port_l3"]:
             self._call(self.set_l3)
         if self.streams:
-            self._call(self.load, self.streams)
+            self.load(self.streams)
 
     def _call(self, function, *args, **kwargs):
         """Run a client call; a failure of the client is a lost generator."""
