@@ -1,6 +1,7 @@
 """``python3 -m softgen --port NAME:NETNS:IFACE ...``: run the software TRex server."""
 import argparse
 import logging
+import os
 import signal
 import sys
 
@@ -30,15 +31,43 @@ def build_parser():
     parser.add_argument("--tx-mode", choices=TX_MODES, default=TX_MODES[0],
                         help="ring: PACKET_TX_RING, each frame copied into its socket buffer (default); "
                              "ring-frags: PACKET_TX_RING, frames as page fragments of the ring; sendmmsg: no ring")
+    parser.add_argument("--priority", choices=("realtime", "normal"), default="realtime",
+                        help="realtime (default): the RPC server and the publisher run SCHED_RR, above any ordinary load, so "
+                             "that a busy machine cannot silence the heartbeat; the port workers stay at normal priority")
     parser.add_argument("--log-file", default=None)
     parser.add_argument("--verbose", action="store_true")
     return parser
+
+
+# SCHED_RR priority of the server's threads: above every SCHED_OTHER task, low among real-time ones
+RT_PRIORITY = 10
+
+
+def raise_priority(log):
+    """Run this process's threads (RPC, publisher, worker readers) above ordinary load; its children do not inherit it.
+
+    SCHED_RR with SCHED_RESET_ON_FORK, so the port workers (busy senders) start as
+    ordinary tasks; without the privilege for real-time scheduling, nice -10 and the
+    workers put themselves back to nice 0 (portworker.main). Returns what was obtained."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_RR | os.SCHED_RESET_ON_FORK, os.sched_param(RT_PRIORITY))
+        return "SCHED_RR %d" % RT_PRIORITY
+    except (OSError, AttributeError) as error:
+        log.warning("no real-time priority for softgen (%s); trying nice -10", error)
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, -10)
+        return "nice -10"
+    except OSError as error:
+        log.warning("softgen runs at normal priority (%s): a busy machine can delay its publisher", error)
+        return "normal"
 
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
     logging.basicConfig(filename=args.log_file, level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.priority == "realtime":
+        logging.getLogger("softgen").info("softgen priority: %s", raise_priority(logging.getLogger("softgen")))
     server = SoftGenServer(args.ports, rpc_port=args.rpc_port, pub_port=args.pub_port, bind=args.bind, ring_cap=args.ring_cap,
                            tx_mode=args.tx_mode)
 

@@ -182,6 +182,7 @@ class PortWorker:
         self.running = False
         self.paused = False
         self.end = None
+        self.run_id = 0
 
     # ---------------------------------------------------------------- output
     def emit(self, **event):
@@ -383,6 +384,7 @@ class PortWorker:
         if kind == "quit":
             self.quit.set()
         elif kind == "start":
+            self.run_id = cmd.get("run", 0)
             self.start(cmd)
         elif kind == "stop":
             if self.running:
@@ -452,7 +454,7 @@ class PortWorker:
                 self.streams[spec["id"]] = TxStream(spec, ring)
         except (FieldEngineError, ValueError, KeyError) as exc:
             self.emit(ev="error", msg="start failed: {0}".format(exc))
-            self.emit(ev="done")
+            self.emit(ev="done", run=self.run_id)
             return
         now = time.monotonic()
         self.active = []
@@ -546,7 +548,7 @@ class PortWorker:
         if not self.active:
             self.running = False
             self.emit(**self.stats())
-            self.emit(ev="done")
+            self.emit(ev="done", run=self.run_id)
             return
         if not sent_any:
             delay = next_due - time.monotonic()
@@ -572,6 +574,10 @@ class PortWorker:
                 cmd = None
             while cmd is not None:
                 self.handle_cmd(cmd)
+                if "ack" in cmd:
+                    # the server waits for this: what was sent up to the command is in the counters
+                    self.emit(**self.stats())
+                    self.emit(ev="ack", id=cmd["ack"])
                 try:
                     cmd = self.cmds.get_nowait()
                 except queue.Empty:
@@ -663,6 +669,9 @@ def main(argv=None):
     parser.add_argument("--ring-cap", type=int, default=DEFAULT_RING_CAP)
     parser.add_argument("--tx-mode", choices=fastio.TX_MODES, default=fastio.TX_MODES[0])
     args = parser.parse_args(argv)
+    if os.getpriority(os.PRIO_PROCESS, 0) < 0:
+        # the server may run at nice -10 (softgen.__main__.raise_priority): a busy sender must not
+        os.setpriority(os.PRIO_PROCESS, 0, 0)
     fastio.enter_netns(args.netns)
     if args.netns != "-":
         silence_icmp_errors()

@@ -11,6 +11,7 @@ import base64
 import json
 import logging
 import os
+import queue
 import random
 import socket
 import string
@@ -23,6 +24,7 @@ import zlib
 
 import zmq
 
+from softgen.events import CURRENT, MIXED_SILENCE, OLD, TICK_OLD, TRIGGER, Generations, Sessions
 from softgen.fieldengine import DEFAULT_RING_CAP, FieldEngineError, Program
 from softgen.latency import TRAILER_LEN, RateMeter, merge_latency, trailer_room
 
@@ -49,6 +51,9 @@ EV_PORT_RELEASED = 6
 EV_PORT_ERROR = 7
 EV_PORT_ATTR_CHG = 8
 EV_SERVER_STOPPED = 100
+# the profile events of TRex's dynamic profiles (softgen has one profile per port, "_")
+PROFILE_EVENTS = {EV_PORT_STARTED: 10, EV_PORT_STOPPED: 11, EV_PORT_PAUSED: 12, EV_PORT_RESUMED: 13, EV_PORT_JOB_DONE: 14}
+DEFAULT_PROFILE = "_"
 
 COUNTERS = ("opackets", "obytes", "oerrors", "ipackets", "ibytes", "ierrors")
 RATE_WINDOW = 1.0
@@ -101,6 +106,10 @@ def _param(params, name, kind, default=Ellipsis):
     return value
 
 
+def _token():
+    return "".join(random.choice(string.ascii_letters + string.digits) for _i in range(8))
+
+
 def _valid_ipv4(addr):
     try:
         socket.inet_aton(addr)
@@ -126,9 +135,11 @@ class Port:
         self.owner = ""
         self.handler = None
         self.session_id = None
+        self.generation = None
         self.streams = {}
         self.state = "IDLE"
         self.service = False
+        self.service_filtered = False
         self.mac = "00:00:00:00:00:00"
         self.speed_gbps = 10
         self.dst_mac = "ff:ff:ff:ff:ff:ff"
@@ -141,6 +152,10 @@ class Port:
         self.link_up = True
         self.rx_queue = {"is_active": False, "count": 0, "size": 0}
         self.mult = 1.0
+        self.duration = -1.0
+        self.run_id = 0
+        self.ack_cond = threading.Condition()
+        self.ack_sent = self.ack_done = 0
         self.base_pps = 0.0
         self.counters = dict.fromkeys(COUNTERS, 0)
         self.offsets = dict.fromkeys(COUNTERS, 0)
@@ -184,6 +199,21 @@ class Port:
             self.proc.stdin.flush()
         except (BrokenPipeError, ValueError) as exc:
             raise exec_err("port {0}: worker process is gone".format(self.index)) from exc
+
+    def call(self, timeout=2.0, **cmd):
+        """Send ``cmd`` and return once the worker carried it out and reported its counters (TRex's DP barrier)."""
+        with self.ack_cond:
+            self.ack_sent += 1
+            ack = self.ack_sent
+        self.send(ack=ack, **cmd)
+        with self.ack_cond:
+            if not self.ack_cond.wait_for(lambda: self.ack_done >= ack, timeout):
+                LOG.warning("port %d: the worker did not confirm '%s' within %.1f s", self.index, cmd.get("cmd"), timeout)
+
+    def acked(self, ack):
+        with self.ack_cond:
+            self.ack_done = max(self.ack_done, ack)
+            self.ack_cond.notify_all()
 
     def stop_worker(self):
         if self.proc is None:
@@ -291,12 +321,29 @@ class Port:
                 "supp_speeds": [self.speed_gbps * 1000], "cores": [self.index], "speed": self.speed_gbps}
 
 
+RATE_TYPES = ("pps", "bps_L1", "bps_L2", "percentage")
+
+
+def check_rate(mode):
+    """TRex's ``parse_rate`` of add_stream: ``mode.rate`` is an object, its value a non-negative number of a known type.
+
+    A rate of zero passes here, as in TRex, and is refused by start_traffic
+    ("Effective bandwidth must be positive")."""
+    rate = _param(mode, "rate", "object")
+    value = _param(rate, "value", "double")
+    if value < 0:
+        raise parse_err("'value' is '{0}', expecting 'udouble' (a rate cannot be negative)".format(value))
+    kind = _param(rate, "type", "string")
+    if kind not in RATE_TYPES:
+        raise parse_err("'type' must be one of {0}, not '{1}'".format(list(RATE_TYPES), kind))
+
+
 def stream_pps(stream, speed_gbps):
     """Base packets per second of one stream (before the port multiplier)."""
-    rate = stream["mode"].get("rate", {"type": "pps", "value": 1})
+    rate = stream["mode"]["rate"]
     size = len(base64.b64decode(stream["packet"]["binary"])) + 4
-    value = float(rate.get("value", 0))
-    kind = rate.get("type", "pps")
+    value = float(rate["value"])
+    kind = rate["type"]
     if kind == "pps":
         return value
     if kind == "bps_L2":
@@ -320,7 +367,11 @@ class SoftGenServer:
         self.pub_addr = "tcp://{0}:{1}".format(bind, pub_port)
         self.ring_cap = ring_cap
         self.tx_mode = tx_mode
-        self.api_h = "".join(random.choice(string.ascii_letters + string.digits) for _i in range(8))
+        # one API handle per client generation: every call then says which generation made it
+        self.api_h = {generation: _token() for generation in (OLD, CURRENT)}
+        self.generations = Generations()
+        self.sessions = Sessions()
+        self.caller = OLD
         self.start_time = time.time()
         self.ctx = zmq.Context()
         self.rep = None
@@ -329,13 +380,14 @@ class SoftGenServer:
         self.pub_cond = threading.Condition()
         self.pub_queue = []
         self.lock = threading.RLock()
+        self.state_events = queue.Queue()
         self.captures = {}
         self.next_capture_id = 1
         self.methods = {}
         for attr in dir(self):
             if attr.startswith("rpc_"):
                 self.methods[attr[4:]] = getattr(self, attr)
-        self.noapi = {"api_sync", "api_sync_v2", "get_version", "ping"}
+        self.noapi = {"api_sync", "api_sync_v2", "get_version", "ping", "get_async_events"}
         self.owned = {"add_stream", "remove_stream", "remove_all_streams", "start_traffic", "stop_traffic", "pause_traffic",
                       "resume_traffic", "update_traffic", "set_l2", "set_l3", "set_vlan", "set_port_attr", "service",
                       "set_rx_feature", "remove_rx_filters", "release", "conf_ipv6", "validate"}
@@ -375,6 +427,7 @@ class SoftGenServer:
         rep = self.rep
         publisher = threading.Thread(target=self.publisher_loop, daemon=True, name="publisher")
         publisher.start()
+        threading.Thread(target=self.state_event_loop, daemon=True, name="events").start()
         LOG.info("softgen RPC on %s, publisher on %s, %d port(s)", self.rpc_addr, self.pub_addr, len(self.ports))
         try:
             while not self.stop_flag.is_set():
@@ -388,6 +441,7 @@ class SoftGenServer:
             with self.pub_cond:
                 self.pub_cond.notify_all()
             publisher.join(3)
+            self.state_events.put((None, None))
             for port in self.ports:
                 port.stop_worker()
             self.ctx.term()
@@ -397,35 +451,57 @@ class SoftGenServer:
 
     # ================================================================ publisher
     def publish(self, name, kind, data, baseline=False):
+        """Send a message now: on the publisher (old clients) and to every current client's session queue."""
+        message = {"name": name, "type": kind, "data": data, "baseline": baseline}
+        if name == "trex-event":
+            LOG.debug("event %s %s", kind, data)
+        self.sessions.add(message)
         with self.pub_cond:
-            self.pub_queue.append(("msg", {"name": name, "type": kind, "data": data, "baseline": baseline}))
+            self.pub_queue.append(message)
             self.pub_cond.notify()
 
     def event(self, ev_type, data):
         self.publish("trex-event", ev_type, data)
 
+    def port_event(self, ev_type, port):
+        """A traffic event of ``port``, also as the event of its (only) profile: the current client keeps the
+        state of each profile (``<port>._``) and sees a port as active until its profile's event says otherwise."""
+        self.event(ev_type, {"port_id": port.index})
+        self.event(PROFILE_EVENTS[ev_type], {"port_id": port.index, "profile_id": DEFAULT_PROFILE})
+
     def publisher_loop(self):
+        """The publisher thread, in the form the clients that listen need (see :mod:`softgen.events`)."""
         pub = self.pub  # bound by bind(); used by this thread only from here on
         next_tick = 0.0
         try:
             while not self.stop_flag.is_set():
-                with self.pub_cond:
-                    if not self.pub_queue:
-                        self.pub_cond.wait(max(0.0, next_tick - time.time()))
-                    items, self.pub_queue = self.pub_queue, []
-                for kind, item in items:
-                    if kind == "barrier":
-                        key, baseline = item
-                        pub.send_string(json.dumps({"name": "trex-global", "type": 0, "data": self.global_snapshot(),
-                                                    "baseline": baseline}))
-                        pub.send_string(json.dumps({"name": "trex-barrier", "type": key, "data": {}, "baseline": baseline}))
-                    else:
-                        pub.send_string(json.dumps(item))
-                if time.time() >= next_tick:
+                mode = self.generations.mode()
+                if mode == "mixed":
+                    # a silence the current clients notice, then everything at once
+                    self.stop_flag.wait(MIXED_SILENCE)
+                    items = self._take(0)
+                elif mode == CURRENT:
+                    items = self._take(0.5)
+                    if items:
+                        pub.send(TRIGGER)
+                    continue
+                else:
+                    items = self._take(max(0.0, next_tick - time.time()))
+                for item in items:
+                    pub.send_string(json.dumps(item))
+                if mode == "mixed" or time.time() >= next_tick:
                     pub.send_string(json.dumps({"name": "trex-global", "type": 0, "data": self.global_snapshot(), "baseline": False}))
-                    next_tick = time.time() + 0.5
+                    next_tick = time.time() + TICK_OLD
         finally:
             pub.close(0)
+
+    def _take(self, wait):
+        """The queued messages, waiting up to ``wait`` s for one."""
+        with self.pub_cond:
+            if not self.pub_queue and wait:
+                self.pub_cond.wait(wait)
+            items, self.pub_queue = self.pub_queue, []
+        return items
 
     def global_snapshot(self):
         """``trex-global`` data: global keys plus per-port keys with a ``-<port>`` suffix."""
@@ -463,30 +539,21 @@ class SoftGenServer:
 
     # ================================================================ worker events
     def on_worker_event(self, port, event):
+        """A worker's event, on its reader thread: counters at once; what changes port state on the events thread,
+        so that a reader never waits for the lock an RPC holds while it waits for the worker (``Port.call``)."""
         kind = event.get("ev")
         if kind == "stats":
             port.update_counters(event)
             if "pg" in event:
                 port.update_pg(event["pg"], event.get("ts", time.monotonic()))
+        elif kind == "ack":
+            port.acked(event.get("id", 0))
         elif kind == "hello":
             port.mac = event.get("mac", port.mac)
             port.speed_gbps = event.get("speed", port.speed_gbps)
             port.hello.set()
-        elif kind == "done":
-            with self.lock:
-                if port.state in ("TX", "PAUSE"):
-                    port.state = "STREAMS" if port.streams else "IDLE"
-                    self.event(EV_PORT_JOB_DONE, {"port_id": port.index})
-        elif kind == "arp":
-            with self.lock:
-                if port.ipv4.get("state") != "none" and port.ipv4.get("dst") == event.get("ip"):
-                    port.dst_mac = event["mac"]
-                    port.ipv4["state"] = "resolved"
-                    port.ipv4["arp"] = event["mac"]
-                    self.event(EV_PORT_ATTR_CHG, {"port_id": port.index, "attr": port.attr()})
-        elif kind == "rx":
-            with self.lock:
-                self.capture_frame(port.index, "RX", event.get("data", ""), event.get("ts", time.time()))
+        elif kind in ("done", "arp", "rx"):
+            self.state_events.put((port, event))
         elif kind == "error":
             LOG.warning("port %d: %s", port.index, event.get("msg"))
             port.last_error = event.get("msg")
@@ -494,6 +561,31 @@ class SoftGenServer:
             LOG.warning("port %d: worker exited with %s", port.index, event.get("rc"))
             port.last_error = "worker exited with {0}".format(event.get("rc"))
             port.link_up = False
+            port.acked(float("inf"))
+
+    def state_event_loop(self):
+        """The events thread: job done, ARP resolved and captured frames, in the order the workers sent them."""
+        while True:
+            port, event = self.state_events.get()
+            if port is None:
+                return
+            with self.lock:
+                self.on_state_event(port, event)
+
+    def on_state_event(self, port, event):
+        kind = event["ev"]
+        if kind == "done":
+            if event.get("run") == port.run_id and port.state in ("TX", "PAUSE"):
+                port.state = "STREAMS" if port.streams else "IDLE"
+                self.port_event(EV_PORT_JOB_DONE, port)
+        elif kind == "arp":
+            if port.ipv4.get("state") != "none" and port.ipv4.get("dst") == event.get("ip") and port.ipv4.get("arp") != event["mac"]:
+                port.dst_mac = event["mac"]
+                port.ipv4["state"] = "resolved"
+                port.ipv4["arp"] = event["mac"]
+                self.event(EV_PORT_ATTR_CHG, {"port_id": port.index, "attr": port.attr()})
+        else:
+            self.capture_frame(port.index, "RX", event.get("data", ""), event.get("ts", time.time()))
 
     # ================================================================ JSON-RPC dispatch
     def handle_raw(self, raw):
@@ -530,6 +622,7 @@ class SoftGenServer:
         if not isinstance(method, str) or not method:
             return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": ERR_INVALID_REQ, "message": "Missing Method Name"}}
         func = self.methods.get(method)
+        LOG.debug("rpc %s %s", method, request.get("params"))
         if func is None:
             return {"jsonrpc": "2.0", "id": msg_id,
                     "error": {"code": ERR_METHOD_NOT_FOUND, "message": "Method {0} not registered".format(method)}}
@@ -539,13 +632,11 @@ class SoftGenServer:
         try:
             if not isinstance(params, dict):
                 raise parse_err("'params' must be an object")
-            if method not in self.noapi:
-                api_h = _param(params, "api_h", "string")
-                if api_h != self.api_h:
-                    raise exec_err("API verification failed - API handler provided mismatch for class: 'STL'")
-            if method in self.owned:
-                self.verify_owner(params)
             with self.lock:
+                if method not in self.noapi:
+                    self.caller = self.verify_api(params)
+                if method in self.owned:
+                    self.verify_owner(params)
                 result = func(params)
         except RpcError as exc:
             return {"jsonrpc": "2.0", "id": msg_id, "error": exc.to_json()}
@@ -559,6 +650,15 @@ class SoftGenServer:
         if port_id >= len(self.ports):
             raise exec_err("invalid port id - should be between 0 and {0}".format(len(self.ports) - 1))
         return self.ports[port_id]
+
+    def verify_api(self, params):
+        """The client generation whose API handle ``params`` carries (TRex's API verification)."""
+        api_h = _param(params, "api_h", "string")
+        for generation, handle in self.api_h.items():
+            if api_h == handle:
+                self.generations.heard(generation)
+                return generation
+        raise exec_err("API verification failed - API handler provided mismatch for class: 'STL'")
 
     def verify_owner(self, params):
         handler = _param(params, "handler", "string")
@@ -582,7 +682,8 @@ class SoftGenServer:
         _param(ver, "minor", "int")
         if major != API_VERSIONS["core"][0]:
             raise exec_err("API version mismatch: server major {0}, client major {1}".format(API_VERSIONS["core"][0], major))
-        return {"api_vers": [{"type": "core", "api_h": self.api_h}]}
+        self.generations.heard(OLD)
+        return {"api_vers": [{"type": "core", "api_h": self.api_h[OLD]}]}
 
     def rpc_api_sync_v2(self, params):
         name = _param(params, "name", "string")
@@ -593,7 +694,8 @@ class SoftGenServer:
         if major != API_VERSIONS[name][0]:
             raise exec_err("{0} API mismatch: server version is {1}.{2}, client major is {3}".format(
                 name, API_VERSIONS[name][0], API_VERSIONS[name][1], major))
-        return {"api_h": self.api_h}
+        self.generations.heard(CURRENT)
+        return {"api_h": self.api_h[CURRENT]}
 
     def rpc_get_version(self, _params):
         return {"version": VERSION, "build_date": time.strftime("%b %d %Y"), "build_time": "00:00:00",
@@ -611,12 +713,23 @@ class SoftGenServer:
         return sorted(self.methods)
 
     def rpc_publish_now(self, params):
+        """A barrier: fresh statistics, then ``trex-barrier`` with the caller's key."""
         key = _param(params, "key", "uint")
         baseline = _param(params, "baseline", "bool")
-        with self.pub_cond:
-            self.pub_queue.append(("barrier", (key, baseline)))
-            self.pub_cond.notify()
+        self.refresh()
+        self.publish("trex-global", 0, self.global_snapshot(), baseline)
+        self.publish("trex-barrier", key, {}, baseline)
         return {}
+
+    def rpc_get_async_events(self, params):
+        """The current client's pull of the messages published since its session's last pull."""
+        session_id = _param(params, "session_id", "uint")
+        _param(params, "user", "string")
+        self.generations.heard(CURRENT)
+        messages = self.sessions.pull(session_id)
+        if messages:
+            LOG.debug("session %s pulls %s", session_id, [(m["name"], m["type"], m["seq"]) for m in messages])
+        return {"data": messages}
 
     def rpc_get_owner(self, params):
         return {"owner": self.port_of(params).owner}
@@ -632,11 +745,19 @@ class SoftGenServer:
         return {}
 
     # ================================================================ stats methods
+    def refresh(self, ports=None):
+        """Fresh counters from the workers (what TRex reads from the NIC when asked)."""
+        for port in self.ports if ports is None else ports:
+            if port.proc is not None and port.proc.poll() is None:
+                port.call(timeout=1.0, cmd="sync")
+
     def rpc_get_global_stats(self, _params):
+        self.refresh()
         return self.global_stats()
 
     def rpc_get_port_stats(self, params):
         port = self.port_of(params)
+        self.refresh([port])
         stats = port.stats()
         out = dict(stats)
         out.update({"m_total_tx_bps": stats["tx_bps"], "m_total_tx_pps": stats["tx_pps"], "m_total_rx_bps": stats["rx_bps"],
@@ -766,38 +887,59 @@ class SoftGenServer:
 
     # ================================================================ port methods
     def rpc_acquire(self, params):
+        """TRex's acquire: a free port, or any port with ``force``; the old owner learns it from the event."""
         port = self.port_of(params)
         user = _param(params, "user", "string")
         force = _param(params, "force", "bool", False)
         session_id = _param(params, "session_id", "uint", 0)
-        if port.owner and port.owner != user and not force:
-            raise exec_err("port is already owned by '{0}'".format(port.owner))
+        used_force = bool(port.owner) and force
+        if port.owner and not force:
+            if port.owner == user:
+                raise exec_err("port is already owned by another session of '{0}'".format(user))
+            raise exec_err("port is already taken by '{0}'".format(port.owner))
         port.owner = user
         port.session_id = session_id
-        port.handler = "".join(random.choice(string.ascii_letters + string.digits) for _i in range(8))
-        self.event(EV_PORT_ACQUIRED, {"port_id": port.index, "who": user, "session_id": session_id, "force": force})
+        port.generation = self.caller
+        port.handler = _token()
+        self._owners_changed()
+        self.event(EV_PORT_ACQUIRED, {"port_id": port.index, "who": user, "session_id": session_id, "force": used_force})
         return port.handler
 
     def rpc_release(self, params):
         port = self.port_of(params)
         if port.state in ("TX", "PAUSE"):
             self._stop(port, publish=True)
-        self.event(EV_PORT_RELEASED, {"port_id": port.index, "who": port.owner, "session_id": port.session_id})
+        who, session_id = port.owner, port.session_id
         port.owner = ""
         port.handler = None
         port.session_id = None
+        self._owners_changed()
+        self.event(EV_PORT_RELEASED, {"port_id": port.index, "who": who, "session_id": session_id})
         return {}
+
+    def _owners_changed(self):
+        self.generations.holding(port.generation for port in self.ports if port.owner)
 
     def rpc_get_port_status(self, params):
         port = self.port_of(params)
-        return {"owner": port.owner, "state": port.state, "service": port.service,
-                "max_stream_id": max([int(k) for k in port.streams] or [0]), "attr": port.attr(),
-                "rx_info": {"queue": dict(port.rx_queue),
-                            "grat_arp": {"is_active": port.ipv4["state"] != "none", "interval_sec": 120}}}
+        status = {"owner": port.owner, "state": port.state, "service": port.service, "service_filtered": port.service_filtered,
+                  "max_stream_id": max([int(k) for k in port.streams] or [0]), "attr": port.attr(),
+                  "rx_info": {"queue": dict(port.rx_queue),
+                              "grat_arp": {"is_active": port.ipv4["state"] != "none", "interval_sec": 120}}}
+        if _param(params, "profile_id", "string", ""):
+            status["state_profile"] = {DEFAULT_PROFILE: port.state} if port.streams else {}
+        return status
+
+    # TRex's dynamic profiles: the current client learns each port's profiles from get_port_status and
+    # get_all_streams, and only stops and clears the profiles it knows (reset included). softgen has one
+    # profile per port, "_", the one every client uses unless told otherwise.
+    def rpc_get_profile_list(self, params):
+        return [DEFAULT_PROFILE] if self.port_of(params).streams else []
 
     def rpc_get_all_streams(self, params):
         port = self.port_of(params)
-        return {"streams": {str(sid): s for sid, s in port.streams.items()}}
+        streams = {str(sid): s for sid, s in port.streams.items()}
+        return {"streams": streams, "profiles": {DEFAULT_PROFILE: streams} if streams else {}}
 
     def rpc_get_stream_list(self, params):
         return [str(sid) for sid in self.port_of(params).streams]
@@ -815,6 +957,9 @@ class SoftGenServer:
 
     def rpc_add_stream(self, params):
         port = self.port_of(params)
+        profile = _param(params, "profile_id", "string", DEFAULT_PROFILE)
+        if profile != DEFAULT_PROFILE:
+            raise exec_err("softgen has one profile per port, '{0}'; profile '{1}' is not supported".format(DEFAULT_PROFILE, profile))
         sid = _param(params, "stream_id", "uint")
         stream = _param(params, "stream", "object")
         self._writable(port)
@@ -823,7 +968,15 @@ class SoftGenServer:
         mode = _param(stream, "mode", "object")
         kind = _param(mode, "type", "string")
         if kind not in ("continuous", "single_burst", "multi_burst"):
-            raise parse_err("unknown stream mode type '{0}'".format(kind))
+            raise parse_err("bad stream type provided: '{0}'".format(kind))
+        if kind == "single_burst":
+            _param(mode, "total_pkts", "uint")
+        elif kind == "multi_burst":
+            _param(mode, "ibg", "double")
+            _param(mode, "count", "uint")
+            if _param(mode, "pkts_per_burst", "uint") == 0:
+                raise parse_err("multi_burst: 'pkts_per_burst' cannot be zero.")
+        check_rate(mode)
         packet = _param(stream, "packet", "object")
         try:
             pkt = base64.b64decode(_param(packet, "binary", "string"), validate=True)
@@ -891,22 +1044,39 @@ class SoftGenServer:
         return pps, l2, l1
 
     def _factor(self, port, mul):
+        """TRex's ``calculate_effective_factor_internal``: the multiplier of the port's streams that ``mul`` asks for."""
         kind = _param(mul, "type", "string")
         value = float(_param(mul, "value", "double"))
         pps, l2, l1 = self._profile(port)
         if kind == "raw":
             return value
+        if kind not in ("pps", "bps", "bpsl1", "percentage"):
+            raise parse_err("'type' must be one of ['raw', 'bps', 'bpsl1', 'pps', 'percentage'], not '{0}'".format(kind))
         if pps <= 0:
-            raise exec_err("no enabled streams with a rate on port {0}".format(port.index))
-        if kind == "pps":
-            return value / pps
-        if kind == "bps":
-            return value / l2
-        if kind == "bpsl1":
-            return value / l1
-        if kind == "percentage":
-            return value / 100.0 * port.speed_gbps * 1e9 / l1
-        raise parse_err("unknown multiplier type '{0}'".format(kind))
+            raise exec_err("Effective bandwidth must be positive, got: 0")
+        if kind == "percentage" and mul.get("op", "abs") != "abs":
+            return port.mult * value / 100.0
+        target = {"pps": (value, pps), "bps": (value, l2), "bpsl1": (value, l1),
+                  "percentage": (value / 100.0 * port.speed_gbps * 1e9, l1)}[kind]
+        return target[0] / target[1]
+
+    def _effective_factor(self, port, mul, force):
+        """TRex's ``calculate_effective_factor``: the factor, refused past the line rate (unless ``force``) or at zero."""
+        factor = self._factor(port, mul)
+        l1 = self._profile(port)[2] * factor
+        line = port.speed_gbps * 1e9
+        if not force and l1 > line:
+            raise exec_err("Expected L1 B/W: '{0:g} Gbps' exceeds port line rate: '{1:g} Gbps'".format(l1 / 1e9, line / 1e9))
+        if l1 <= 0:
+            raise exec_err("Effective bandwidth must be positive, got: {0:g}".format(l1))
+        if factor <= 0:
+            raise exec_err("Factor must be positive, got: {0:g}".format(factor))
+        return factor
+
+    @staticmethod
+    def _verify_state(port, states, command):
+        if port.state not in states:
+            raise exec_err("command '{0}' cannot be executed on current state: '{1}'".format(command, port.state))
 
     def rpc_start_traffic(self, params):
         port = self.port_of(params)
@@ -915,15 +1085,10 @@ class SoftGenServer:
         force = _param(params, "force", "bool", False)
         _param(mul, "type", "string")
         _param(mul, "value", "double")
-        if port.state in ("TX", "PAUSE"):
-            if not force:
-                raise exec_err("port is already active - please stop traffic first")
+        if port.state in ("TX", "PAUSE") and force:
             self._stop(port, publish=True)
-        if not port.streams:
-            raise exec_err("no streams attached to port")
-        factor = self._factor(port, mul)
-        if factor <= 0:
-            raise exec_err("multiplier must be positive")
+        self._verify_state(port, ("STREAMS",), "start")
+        factor = self._effective_factor(port, mul, force)
         specs = []
         for sid, stream in port.streams.items():
             if not stream.get("enabled", True):
@@ -934,17 +1099,19 @@ class SoftGenServer:
                           "isg": stream.get("isg", 0), "next": stream.get("next_stream_id", -1),
                           "self_start": stream.get("self_start", True), "seed": stream.get("random_seed"),
                           "pg": {"hw_id": pg_id & 0xFFFF} if pg_id is not None else None})
-        port.send(cmd="start", streams=specs, duration=duration)
+        port.run_id += 1
+        port.send(cmd="start", streams=specs, duration=duration, run=port.run_id)
         port.mult = factor
+        port.duration = duration
         port.state = "TX"
-        self.event(EV_PORT_STARTED, {"port_id": port.index})
+        self.port_event(EV_PORT_STARTED, port)
         return {"multiplier": factor, "ts": time.time()}
 
     def _stop(self, port, publish):
-        port.send(cmd="stop")
+        port.call(cmd="stop")
         port.state = "STREAMS" if port.streams else "IDLE"
         if publish:
-            self.event(EV_PORT_STOPPED, {"port_id": port.index})
+            self.port_event(EV_PORT_STOPPED, port)
 
     def rpc_stop_traffic(self, params):
         port = self.port_of(params)
@@ -953,38 +1120,38 @@ class SoftGenServer:
         return {}
 
     def rpc_pause_traffic(self, params):
+        """TRex's pause: continuous streams started without a duration only; the reply comes once the worker stopped sending."""
         port = self.port_of(params)
-        if port.state != "TX":
-            raise exec_err("port is not transmitting")
-        port.send(cmd="pause")
+        self._verify_state(port, ("TX",), "pause")
+        if any(s["mode"]["type"] != "continuous" for s in port.streams.values() if s.get("enabled", True)):
+            raise exec_err(" pause is supported when all streams are in continues mode ")
+        if port.duration > 0:
+            raise exec_err(" pause is supported when duration is not enable is start command ")
+        port.call(cmd="pause")
         port.state = "PAUSE"
-        self.event(EV_PORT_PAUSED, {"port_id": port.index})
+        self.port_event(EV_PORT_PAUSED, port)
         return {}
 
     def rpc_resume_traffic(self, params):
         port = self.port_of(params)
-        if port.state != "PAUSE":
-            raise exec_err("port is not in pause mode")
+        self._verify_state(port, ("PAUSE",), "resume")
         port.send(cmd="resume")
         port.state = "TX"
-        self.event(EV_PORT_RESUMED, {"port_id": port.index})
+        self.port_event(EV_PORT_RESUMED, port)
         return {}
 
     def rpc_update_traffic(self, params):
         port = self.port_of(params)
         mul = _param(params, "mul", "object")
-        if port.state not in ("TX", "PAUSE"):
-            raise exec_err("port is not transmitting")
-        factor = self._factor(port, mul)
-        op = mul.get("op", "abs")
-        if op == "add":
-            factor = port.mult + factor
-        elif op == "sub":
-            factor = port.mult - factor
-        elif op != "abs":
-            raise parse_err("unknown multiplier op '{0}'".format(op))
+        force = _param(params, "force", "bool", False)
+        self._verify_state(port, ("TX", "PAUSE"), "update")
+        op = _param(mul, "op", "string", "abs")
+        if op not in ("abs", "add", "sub"):
+            raise parse_err("'op' must be one of ['abs', 'add', 'sub'], not '{0}'".format(op))
+        new = self._effective_factor(port, mul, force)
+        factor = {"abs": new, "add": port.mult + new, "sub": port.mult - new}[op]
         if factor <= 0:
-            raise exec_err("multiplier must be positive")
+            raise exec_err("Update request will lower traffic to less than zero")
         port.send(cmd="rate", factor=factor / port.mult)
         port.mult = factor
         return {"multiplier": factor}
@@ -1063,8 +1230,21 @@ class SoftGenServer:
 
     def rpc_service(self, params):
         port = self.port_of(params)
-        port.service = _param(params, "enabled", "bool")
+        enabled = _param(params, "enabled", "bool")
+        filtered = _param(params, "filtered", "bool", False)
+        if filtered:
+            _param(params, "mask", "uint")
+        port.service = enabled
+        port.service_filtered = enabled and filtered
         return {}
+
+    def rpc_get_tpg_status(self, params):
+        """Tagged packet groups (TRex v2.89+) are not implemented: always disabled, as on a server that never enabled them."""
+        if "port_id" in params:
+            self.port_of(params)
+        else:
+            _param(params, "username", "string")
+        return {"enabled": False}
 
     def rpc_set_rx_feature(self, params):
         port = self.port_of(params)

@@ -35,8 +35,8 @@ description:
     whose receiver counted more frames than were sent gets C(excess) and a loss ratio of 0.
   - The work is done by C(plugins/plugin_utils/bench/) (C(BenchRun) over a generator interface, see C(docs/bench.md)).
   - Prints one progress line per trial and sets C(set_stats) data C(trex_bench) with the bounds (AWX job artifacts).
-  - Requires on the controller the TRex client (PyPI C(trex-stl-lib) with C(pyzmq) and C(scapy), or C(trex.stl.api)
-    from O(client_path)).
+  - Requires on the controller the TRex client of O(client) (PyPI C(trex-stl-lib) with C(pyzmq) and C(scapy) for
+    C(trex_stl_lib); PyPI C(lbr-trex-client), or a TRex install at O(client_path), for C(trex)).
   - "Loads are aggregate frames per second over the transmitting ports (with O(direction=bidir) each port sends half)."
   - "TCP: segments with the ACK flag and fixed sequence numbers per flow, which Linux conntrack (C(nf_conntrack_tcp_loose=1),
     the default) and the OVS userspace conntrack pick up mid-stream as established connections; the warm-up creates them."
@@ -63,13 +63,21 @@ options:
     type: int
     default: 4500
   client:
-    description: Which client speaks to the server. C(trex_stl_lib) is PyPI's C(trex-stl-lib) 0.3 (the old API, which the
-      software generator and older TRex servers speak); C(trex) is C(trex.stl.api) shipped with current TRex, from O(client_path).
+    description:
+      - Which client speaks to the server.
+      - C(trex_stl_lib) is PyPI's C(trex-stl-lib) 0.3 (the old API, which the software generator and older TRex servers
+        speak), on the controller's scapy.
+      - C(trex) is C(trex.stl.api), the client of TRex v3.x. Without O(client_path) it is PyPI's C(lbr-trex-client)
+        (C(pip install lbr-trex-client)); with O(client_path), the one of that TRex install. It brings its own scapy
+        (2.4.3, patched by TRex).
     type: str
     choices: [trex_stl_lib, trex]
     default: trex_stl_lib
   client_path:
-    description: Directory holding the C(trex) package (trex-core's C(scripts/automation/trex_control_plane/interactive)).
+    description:
+      - Only for O(client=trex). Directory holding the C(trex) package of a TRex install (trex-core's
+        C(scripts/automation/trex_control_plane/interactive)), to use the client of the server's own release.
+      - Unset, the client comes from PyPI's C(lbr-trex-client).
     type: path
   ports:
     description: Generator ports C([transmit, receive]); with O(direction=bidir) both send and both receive. With O(rx_server),

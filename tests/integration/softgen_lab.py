@@ -66,12 +66,34 @@ def two_port_bridge(prefix):
         _cleanup(prefix)
 
 
-class SoftgenProcess:
-    """softgen on the two ports of a two_port_bridge; ``kill`` and ``start`` again keep its RPC and publisher ports."""
+@contextlib.contextmanager
+def veth_pair(prefix):
+    """Namespaces ``<prefix>-a`` and ``<prefix>-b`` wired by one veth, ``<prefix>-a0`` to ``<prefix>-b0`` (no switch)."""
+    ns = namespaces(prefix)
+    _cleanup(prefix)
+    try:
+        for netns in ns.values():
+            sh("ip", "netns", "add", netns)
+            sh("ip", "netns", "exec", netns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1")
+            sh("ip", "netns", "exec", netns, "sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1")
+            sh("ip", "netns", "exec", netns, "ip", "link", "set", "lo", "up")
+        sh("ip", "link", "add", "%s-a0" % prefix, "netns", ns["a"], "type", "veth", "peer", "name", "%s-b0" % prefix, "netns", ns["b"])
+        for side, netns in ns.items():
+            sh("ip", "netns", "exec", netns, "ethtool", "-K", "%s-%s0" % (prefix, side), "tx", "off", "tso", "off", "gso", "off")
+            sh("ip", "netns", "exec", netns, "ip", "link", "set", "%s-%s0" % (prefix, side), "up")
+        yield ns
+    finally:
+        _cleanup(prefix)
 
-    def __init__(self, prefix, log):
+
+class SoftgenProcess:
+    """softgen on the two ports of a two_port_bridge or veth_pair; ``kill`` and ``start`` again keep its RPC and
+    publisher ports. ``cpus`` (``taskset`` list) pins it and its port workers."""
+
+    def __init__(self, prefix, log, cpus=None):
         self.prefix = prefix
         self.log = log
+        self.cpus = cpus
         self.rpc, self.pub = free_port(), free_port()
         self.proc = None
         self.starts = 0
@@ -80,10 +102,10 @@ class SoftgenProcess:
         ns = namespaces(self.prefix)
         self.starts += 1
         log = self.log.with_name("%s.%d" % (self.log.name, self.starts)) if self.starts > 1 else self.log
-        self.proc = subprocess.Popen(  # pylint: disable=consider-using-with
-            [sys.executable, "-m", "softgen", "--rpc-port", str(self.rpc), "--pub-port", str(self.pub), "--bind", "127.0.0.1",
-             "--port", "p0:%s:%s-a0" % (ns["a"], self.prefix), "--port", "p1:%s:%s-b0" % (ns["b"], self.prefix), "--log-file", str(log)],
-            cwd=SOFTGEN_DIR)
+        pin = ["taskset", "-c", self.cpus] if self.cpus else []
+        command = [sys.executable, "-m", "softgen", "--rpc-port", str(self.rpc), "--pub-port", str(self.pub), "--bind", "127.0.0.1",
+                   "--port", "p0:%s:%s-a0" % (ns["a"], self.prefix), "--port", "p1:%s:%s-b0" % (ns["b"], self.prefix), "--log-file", str(log)]
+        self.proc = subprocess.Popen(pin + command, cwd=SOFTGEN_DIR)  # pylint: disable=consider-using-with
         deadline = time.time() + 15
         while time.time() < deadline and "softgen RPC on" not in (log.read_text() if log.exists() else ""):
             assert self.proc.poll() is None, "softgen exited: " + (log.read_text() if log.exists() else "")
@@ -106,9 +128,9 @@ class SoftgenProcess:
 
 
 @contextlib.contextmanager
-def running_softgen(prefix, log, process=False):
+def running_softgen(prefix, log, process=False, cpus=None):
     """softgen running; yields its RPC and publisher ports, or with ``process`` the :class:`SoftgenProcess`."""
-    softgen = SoftgenProcess(prefix, log)
+    softgen = SoftgenProcess(prefix, log, cpus)
     softgen.start()
     try:
         yield softgen if process else (softgen.rpc, softgen.pub)

@@ -40,6 +40,8 @@ from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search impor
 SCENARIOS = ("routing", "nat", "lb")
 PROTOCOLS = ("udp", "tcp")
 DIRECTIONS = ("uni", "bidir")
+# trex_stl_lib: PyPI's trex-stl-lib 0.3 (the old API); trex: TRex v3.x's trex.stl.api, from
+# PyPI's lbr-trex-client or, with client_path, from a TRex install (plugins/plugin_utils/bench/trex.py).
 CLIENTS = ("trex_stl_lib", "trex")
 DEFAULT_FRAME_SIZES = (64, 78, 100)
 # 10 Gigabit Ethernet at 64-byte frames: 10e9 / ((64 + 20) * 8) frames/s (preamble and inter-frame gap included)
@@ -160,14 +162,15 @@ def _port_number(errors, name, value, kind="TCP"):
 # ---------------------------------------------------------------------------
 
 def _check_generator(args, errors):
-    """server, its ports, the client, reconnections."""
+    """server, its ports, reconnections.
+
+    ``client`` needs no check beyond its choices: ``client: trex`` without ``client_path`` is PyPI's
+    lbr-trex-client; whether a client imports, ``trex.load_client`` tells (and how to install it).
+    """
     if not args["server"]:
         errors.append("server: give the generator's TRex server address (host name or IP)")
     for name in ("sync_port", "async_port"):
         _port_number(errors, name, args[name])
-    if args["client"] == "trex" and not args["client_path"]:
-        errors.append("client_path: client 'trex' needs the directory that holds the trex package "
-                      "(trex-core's scripts/automation/trex_control_plane/interactive)")
     if not _int_in(args["reconnects"], 0):
         errors.append("reconnects: %s must be a non-negative integer, the reconnections to a lost generator per trial "
                       "(0: a lost generator stops the run)" % _show(args["reconnects"]))

@@ -2,12 +2,21 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The bench's generator interface (:mod:`.generator`) on the TRex stateless client.
 
-Two clients speak to a TRex server: PyPI's ``trex-stl-lib`` 0.3 (the old API,
-which the virtual lab's software generator and older servers speak) and
-``trex.stl.api`` shipped with current TRex (``client: trex`` with
-``client_path``).  The adapter keeps every difference between them here.
+Two client generations speak to a TRex server; ``client`` chooses, :func:`load_client` imports:
 
-The PyPI client has two faults that used to decide a run's outcome:
+* ``client: trex_stl_lib`` (the default): PyPI's ``trex-stl-lib`` 0.3, the old API, which the
+  virtual lab's software generator and older servers speak. It runs on the system's scapy, under
+  which it cannot resolve named offsets (``pkt_offset="IP.src"``); :mod:`.trex_compat` gives it
+  them back.
+* ``client: trex``: ``trex.stl.api``, the client of TRex v3.x. Without ``client_path`` it is
+  PyPI's ``lbr-trex-client`` (TRex's ``interactive`` directory repackaged; ``import
+  lbr_trex_client`` puts it on ``sys.path``); with ``client_path``, the ``interactive`` directory
+  of a TRex install (the server's own release). Its ``trex`` package puts the scapy (2.4.3,
+  patched), ZeroMQ binding and YAML TRex ships first on ``sys.path``, so the two generations do
+  not import into one Python process (each Ansible task runs in a worker process of its own).
+
+The adapter keeps every difference between them here. The PyPI client has two faults that used
+to decide a run's outcome:
 
 * its ``on_async_timeout`` handler raises ``TypeError: bad operand type for
   unary +: 'str'`` (a string concatenation split over two statements), so a
@@ -16,7 +25,8 @@ The PyPI client has two faults that used to decide a run's outcome:
 * a crashed subscriber thread then calls ``os.killpg(os.getppid(), SIGTERM)``,
   which kills the process group of the controller's Ansible worker.
 
-:func:`guard_subscriber` replaces both on the client instance before it
+The current client's subscriber reports a crash by sending SIGTERM to its own process (the
+Ansible worker). :func:`guard_subscriber` replaces these on the client instance before it
 connects: a timeout or a crash marks the connection lost, the next call of the
 bench raises, and the trial becomes a :class:`GeneratorLost`, which the bench
 retries after reconnecting.
@@ -33,14 +43,22 @@ import socket
 import sys
 import time
 import traceback
+import warnings
 
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, Generator, GeneratorLost, LatencyUnsupported
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.latency import pg_known
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench import trex_compat
 
 # Seconds without a message from the server's publisher before the client
 # declares the connection lost (the PyPI client's own is 3 s, which a busy
-# two-core machine exceeds while the generator sends).
+# two-core machine exceeds while the generator sends; the current client's 5 s
+# is raised to it too, see guard_subscriber).
 SUBSCRIBER_TIMEOUT = 10
+# The current client (TRex v3.x) on PyPI: importing it puts its ``trex`` package on sys.path.
+CURRENT_CLIENT_PACKAGE = "lbr_trex_client"
+CURRENT_CLIENT_PIP = "lbr-trex-client"
+# Where a TRex install keeps its client (client_path).
+INTERACTIVE_DIR = "scripts/automation/trex_control_plane/interactive"
 # After the traffic stops: poll the receive counters this often, until two
 # reads agree, for at most this long beyond ``settle``.
 QUIET_POLL = 0.1
@@ -57,24 +75,58 @@ def first_line(text):
     return lines[0] if lines else str(text)
 
 
-def load_client(client, client_path):
-    """The TRex client API module chosen by ``client``/``client_path``."""
-    if client == "trex":
-        path = os.path.abspath(os.path.expanduser(client_path))
-        if not os.path.isdir(os.path.join(path, "trex", "stl")):
-            raise BenchError("client_path: %s holds no trex/stl package; point it at trex-core's "
-                             "scripts/automation/trex_control_plane/interactive of the server's version" % path)
-        if path not in sys.path:
-            sys.path.insert(0, path)
-        name = "trex.stl.api"
+def _client_path_first(client_path):
+    """Put ``client_path`` (a TRex install's interactive directory) first on sys.path."""
+    path = os.path.abspath(os.path.expanduser(client_path))
+    if not os.path.isdir(os.path.join(path, "trex", "stl")):
+        raise BenchError("client_path: %s holds no trex/stl package; point it at trex-core's "
+                         "%s of the server's version, or leave it unset for PyPI's %s" % (path, INTERACTIVE_DIR, CURRENT_CLIENT_PIP))
+    if path not in sys.path:
+        sys.path.insert(0, path)
+    return path
+
+
+def _import_failed(client, name, error, fix):
+    return BenchError("client %s: cannot import %s in the controller's Python %s (%s); %s"
+                      % (client, name, sys.executable, error_text(error), fix))
+
+
+def _import_current(client_path):
+    """``trex.stl.api`` from ``client_path``, or from PyPI's lbr-trex-client when it is unset."""
+    if client_path:
+        path = _client_path_first(client_path)
+        fix = "check that client_path %s is the %s of a TRex release, or unset client_path and 'pip install %s'" % (
+            path, INTERACTIVE_DIR, CURRENT_CLIENT_PIP)
     else:
-        name = "trex_stl_lib.api"
+        fix = "install it with 'pip install %s' (TRex v3.x's client from PyPI), or set client_path to a TRex install's %s" % (
+            CURRENT_CLIENT_PIP, INTERACTIVE_DIR)
+        try:
+            importlib.import_module(CURRENT_CLIENT_PACKAGE)
+        except Exception as error:  # pylint: disable=broad-except
+            raise _import_failed("trex", CURRENT_CLIENT_PACKAGE, error, fix)
     try:
-        return importlib.import_module(name)
+        with warnings.catch_warnings():
+            # the scapy 2.4.3 it brings warns about the cryptography it finds (TripleDES moved): nothing the bench uses
+            warnings.simplefilter("ignore")
+            return importlib.import_module("trex.stl.api")
     except Exception as error:  # pylint: disable=broad-except
-        raise BenchError("client %s: cannot import %s in the controller's Python %s (%s); install it with "
-                         "'pip install trex-stl-lib pyzmq scapy' or set client: trex and client_path"
-                         % (client, name, sys.executable, error_text(error)))
+        raise _import_failed("trex", "trex.stl.api", error, fix)
+
+
+def load_client(client, client_path):
+    """The TRex client API module chosen by ``client``/``client_path`` (see the module's docstring).
+
+    The old client comes with :func:`.trex_compat.install` applied (named offsets under upstream scapy).
+    """
+    if client == "trex":
+        return _import_current(client_path)
+    try:
+        api = importlib.import_module("trex_stl_lib.api")
+    except Exception as error:  # pylint: disable=broad-except
+        raise _import_failed(client, "trex_stl_lib.api", error, "install it with 'pip install trex-stl-lib pyzmq scapy', "
+                             "or set client: trex for TRex v3.x's client ('pip install %s')" % CURRENT_CLIENT_PIP)
+    trex_compat.install()
+    return api
 
 
 def to_trex_stream(api, stream, pps=1):
@@ -138,16 +190,8 @@ class ClientOutput(io.TextIOBase):
         return len(text)
 
 
-def guard_subscriber(client):
-    """Make the PyPI client's subscriber thread mark a lost connection instead of crashing (see the module's docstring).
-
-    A no-op for a client without that thread layout (the current TRex client).
-    """
-    conn = getattr(client, "conn", None)
-    subscriber = getattr(conn, "async_connection", None)
-    handler = getattr(client, "event_handler", None)
-    if subscriber is None or handler is None or not hasattr(subscriber, "_run"):
-        return
+def _guard_pypi_subscriber(client, conn, subscriber):
+    """trex-stl-lib 0.3: a timeout or a crash of ``conn.async_connection`` marks the connection lost; it waits SUBSCRIBER_TIMEOUT s."""
 
     def on_async_timeout(timeout_sec):
         if conn.is_connected():
@@ -160,9 +204,49 @@ def guard_subscriber(client):
             if conn.is_connected():
                 conn.mark_for_disconnect("the TRex client's subscriber thread crashed:\n%s" % traceback.format_exc())
 
-    handler.on_async_timeout = on_async_timeout
+    client.event_handler.on_async_timeout = on_async_timeout
     subscriber._run = run_guarded
     subscriber.get_timeout_sec = lambda: SUBSCRIBER_TIMEOUT
+
+
+def _guard_current_subscriber(client, conn, subscriber):
+    """The current client (``conn.async_``, a ``TRexSubscriber``).
+
+    Its timeout (5 s unless the client was made with ``async_timeout``) is raised to
+    SUBSCRIBER_TIMEOUT. It names the wait in the message of a lost connection; that the
+    server's events stopped, the subscriber learns from its ``get_async_events`` call, which
+    fails after the client's RPC timeout (``sync_timeout``, 3 s by default).
+    Its ``subscriber crashed`` event marks the connection lost instead of sending SIGTERM to
+    the process (the Ansible worker).
+    """
+    if subscriber.get_timeout_sec() < SUBSCRIBER_TIMEOUT:
+        subscriber.set_timeout_sec(SUBSCRIBER_TIMEOUT)
+    events = getattr(getattr(client, "ctx", None), "event_handler", None)
+    if events is None or not hasattr(events, "register_event_handler"):
+        return
+
+    def on_crash(_error):
+        if conn.is_connected():
+            conn.mark_for_disconnect("the TRex client's subscriber thread crashed:\n%s" % traceback.format_exc())
+
+    events.register_event_handler("subscriber crashed", on_crash)
+
+
+def guard_subscriber(client):
+    """Make the client's subscriber thread mark a lost connection instead of crashing or killing the worker.
+
+    The PyPI client (its subscriber ``conn.async_connection``) gets the guards of the module's
+    docstring and waits SUBSCRIBER_TIMEOUT s; the current client (``conn.async_``) gets
+    :func:`_guard_current_subscriber`. A no-op for a client with neither layout.
+    """
+    conn = getattr(client, "conn", None)
+    old = getattr(conn, "async_connection", None)
+    if old is not None and hasattr(old, "_run") and getattr(client, "event_handler", None) is not None:
+        _guard_pypi_subscriber(client, conn, old)
+        return
+    current = getattr(conn, "async_", None)
+    if current is not None and hasattr(current, "get_timeout_sec") and hasattr(current, "set_timeout_sec"):
+        _guard_current_subscriber(client, conn, current)
 
 
 class TRexGenerator(Generator):
@@ -234,29 +318,35 @@ class TRexGenerator(Generator):
             raise GeneratorLost("%s: %s" % (self.where, first_line(text)), "%s: %s\n%s" % (type(error).__name__, text, traceback.format_exc()))
 
     def set_l3(self):
+        """Each port of ``ports`` in L3 mode with its gateway resolved by ARP, which both clients do in service mode only."""
         args = self.args
         client = self.client
-        if args["client"] == "trex":
-            # the current client resolves the gateway itself
-            for port, cfg in zip(args["ports"], args["port_l3"]):
-                client.set_l3_mode(port, cfg["src"], cfg["gateway"])
-            return
         client.set_service_mode(ports=args["ports"], enabled=True)
         try:
-            for port, cfg in zip(args["ports"], args["port_l3"]):
-                if not client.ports[port].set_l3_mode(cfg["src"], cfg["gateway"]):
-                    raise BenchError("port_l3: port %d refused L3 mode %s -> %s" % (port, cfg["src"], cfg["gateway"]))
-            for port, cfg in zip(args["ports"], args["port_l3"]):
-                deadline = time.time() + 10.0
-                while True:
-                    client.ports[port].sync()
-                    if client.ports[port].get_layer_cfg()["ipv4"].get("state") == "resolved":
-                        break
-                    if time.time() > deadline:
-                        raise BenchError("port_l3: port %d could not resolve its gateway %s by ARP within 10 s" % (port, cfg["gateway"]))
-                    time.sleep(0.2)
+            if args["client"] == "trex":
+                # the current client resolves the gateway itself (and raises when it cannot)
+                for port, cfg in zip(args["ports"], args["port_l3"]):
+                    client.set_l3_mode(port, cfg["src"], cfg["gateway"])
+            else:
+                self._set_l3_ports(client)
         finally:
             client.set_service_mode(ports=args["ports"], enabled=False)
+
+    def _set_l3_ports(self, client):
+        """trex-stl-lib 0.3: L3 mode through its port objects, then wait for each gateway's ARP resolution."""
+        args = self.args
+        for port, cfg in zip(args["ports"], args["port_l3"]):
+            if not client.ports[port].set_l3_mode(cfg["src"], cfg["gateway"]):
+                raise BenchError("port_l3: port %d refused L3 mode %s -> %s" % (port, cfg["src"], cfg["gateway"]))
+        for port, cfg in zip(args["ports"], args["port_l3"]):
+            deadline = time.time() + 10.0
+            while True:
+                client.ports[port].sync()
+                if client.ports[port].get_layer_cfg()["ipv4"].get("state") == "resolved":
+                    break
+                if time.time() > deadline:
+                    raise BenchError("port_l3: port %d could not resolve its gateway %s by ARP within 10 s" % (port, cfg["gateway"]))
+                time.sleep(0.2)
 
     def info(self):
         info = {"server": self.args["server"], "sync_port": self.args["sync_port"], "client": self.args["client"], "ports": list(self.args["ports"]),

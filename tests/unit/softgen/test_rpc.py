@@ -168,7 +168,10 @@ def test_api_sync_v2_handshake(server):  # pylint: disable=redefined-outer-name
     client = Rpc(server["ctx"], server["rpc"])
     api_h = client.ok("api_sync_v2", {"name": "STL", "major": 5, "minor": 1})["api_h"]
     old = client.ok("api_sync", {"api_vers": [{"type": "core", "major": 4, "minor": 1}]})["api_vers"][0]["api_h"]
-    assert api_h == old
+    # one handle per client generation, and both are good for any call
+    assert api_h != old
+    for handle in (api_h, old):
+        assert "result" in client.call("get_system_info", {"api_h": handle}, api=False)
     err = client.err("api_sync_v2", {"name": "STL", "major": 99, "minor": 0})
     assert err["code"] == ERR_EXECUTE and "mismatch" in err["specific_err"]
     assert client.err("api_sync_v2", {"name": "STL"})["code"] == ERR_INVALID_PARAMS
@@ -231,7 +234,7 @@ def test_start_on_unacquired_port_and_wrong_handler(rpc):  # pylint: disable=red
     err = rpc.err("start_traffic", {"port_id": 1, "handler": handler + "x", "mul": {"type": "raw", "op": "abs", "value": 1}})
     assert err["code"] == ERR_EXECUTE and "not owned" in err["specific_err"]
     err = rpc.err("start_traffic", owned(handler, 1, mul={"type": "raw", "op": "abs", "value": 1}, duration=1))
-    assert err["code"] == ERR_EXECUTE and "no streams" in err["specific_err"]
+    assert err["code"] == ERR_EXECUTE and err["specific_err"] == "command 'start' cannot be executed on current state: 'IDLE'"
 
 
 # ------------------------------------------------------------------ batches and compression
@@ -266,8 +269,11 @@ def test_acquire_release_ownership(rpc):  # pylint: disable=redefined-outer-name
     for key in ("attr", "rx_info", "service", "max_stream_id"):
         assert key in status
     assert status["attr"]["layer_cfg"]["ether"]["src"]
+    # TRex's refusals without force: another user, or another session of the same user
     err = rpc.err("acquire", {"port_id": 0, "user": "bob", "session_id": 1, "force": False})
-    assert err["code"] == ERR_EXECUTE and "alice" in err["specific_err"]
+    assert err["code"] == ERR_EXECUTE and err["specific_err"] == "port is already taken by 'alice'"
+    err = rpc.err("acquire", {"port_id": 0, "user": "alice", "session_id": 99, "force": False})
+    assert err["specific_err"] == "port is already owned by another session of 'alice'"
     stolen = rpc.ok("acquire", {"port_id": 0, "user": "bob", "session_id": 1, "force": True})
     assert stolen != handler
     assert rpc.err("release", owned(handler))["code"] == ERR_EXECUTE
@@ -690,3 +696,71 @@ def test_latency_received_by_another_server_on_the_same_host():
     finally:
         for proc, client in started:
             stop_softgen(proc, client)
+
+
+# ------------------------------------------------------------------ what TRex refuses, and how the old owner learns
+def test_a_forced_acquire_tells_the_old_owner(rpc, sub):  # pylint: disable=redefined-outer-name
+    acquire(rpc, 1, "alice")
+    rpc.ok("acquire", {"port_id": 1, "user": "bob", "session_id": 7, "force": True})
+    event, _seen = wait_for(sub, "trex-event", 5)
+    while event["data"].get("who") != "bob":
+        event, _seen = wait_for(sub, "trex-event", 5)
+    assert event["data"] == {"port_id": 1, "who": "bob", "session_id": 7, "force": True}
+
+
+def test_bad_rates_refused_as_trex_refuses_them(rpc):  # pylint: disable=redefined-outer-name
+    handler = acquire(rpc)
+    err = rpc.err("add_stream", owned(handler, stream_id=1, stream=stream_json(pps=-5)))
+    assert err["code"] == ERR_INVALID_PARAMS and "negative" in err["specific_err"]
+    bad_type = stream_json(mode={"type": "continuous", "rate": {"type": "furlongs", "value": 1}})
+    assert rpc.err("add_stream", owned(handler, stream_id=1, stream=bad_type))["code"] == ERR_INVALID_PARAMS
+    no_burst = stream_json(mode={"type": "multi_burst", "rate": {"type": "pps", "value": 1}, "ibg": 0.0, "count": 2, "pkts_per_burst": 0})
+    assert "pkts_per_burst" in rpc.err("add_stream", owned(handler, stream_id=1, stream=no_burst))["specific_err"]
+    # a zero rate is a stream TRex keeps, and a start it refuses
+    rpc.ok("add_stream", owned(handler, stream_id=1, stream=stream_json(pps=0)))
+    err = rpc.err("start_traffic", owned(handler, mul={"type": "raw", "op": "abs", "value": 1}, duration=1, force=False))
+    assert err["code"] == ERR_EXECUTE and err["specific_err"] == "Effective bandwidth must be positive, got: 0"
+    rpc.ok("remove_all_streams", owned(handler))
+    # past the port's line rate only with force
+    rpc.ok("add_stream", owned(handler, stream_id=1, stream=stream_json(pps=100)))
+    err = rpc.err("start_traffic", owned(handler, mul={"type": "pps", "op": "abs", "value": 2e8}, duration=1, force=False))
+    assert "exceeds port line rate" in err["specific_err"]
+
+
+def test_pause_only_for_continuous_streams_without_duration(rpc):  # pylint: disable=redefined-outer-name
+    handler = acquire(rpc)
+    assert "cannot be executed on current state: 'IDLE'" in rpc.err("pause_traffic", owned(handler))["specific_err"]
+    rpc.ok("add_stream", owned(handler, stream_id=1, stream=stream_json(pps=100)))
+    rpc.ok("start_traffic", owned(handler, mul={"type": "raw", "op": "abs", "value": 1}, duration=5.0, force=False))
+    assert "duration" in rpc.err("pause_traffic", owned(handler))["specific_err"]
+    rpc.ok("stop_traffic", owned(handler))
+    rpc.ok("start_traffic", owned(handler, mul={"type": "raw", "op": "abs", "value": 1}, duration=-1, force=False))
+    rpc.ok("pause_traffic", owned(handler))
+    assert rpc.ok("get_port_status", {"port_id": 0})["state"] == "PAUSE"
+    rpc.ok("resume_traffic", owned(handler))
+    err = rpc.err("update_traffic", owned(handler, mul={"type": "raw", "op": "sub", "value": 5}, force=False))
+    assert err["specific_err"] == "Update request will lower traffic to less than zero"
+    rpc.ok("stop_traffic", owned(handler))
+
+
+def test_current_client_pulls_its_events_in_sequence(server):  # pylint: disable=redefined-outer-name
+    client = Rpc(server["ctx"], server["rpc"])
+    client.api_h = client.ok("api_sync_v2", {"name": "STL", "major": 5, "minor": 1})["api_h"]
+    try:
+        assert client.ok("get_async_events", {"session_id": 42, "user": "sub"})["data"] == []
+        client.ok("publish_now", {"key": 77, "baseline": False})
+        handler = client.ok("acquire", {"port_id": 0, "user": "carol", "session_id": 42, "force": False})
+        pulled = client.ok("get_async_events", {"session_id": 42, "user": "sub"})["data"]
+        names = [(m["name"], m["type"]) for m in pulled]
+        assert names == [("trex-global", 0), ("trex-barrier", 77), ("trex-event", 5)], names
+        assert [m["seq"] for m in pulled] == [1, 2, 3]
+        client.ok("release", owned(handler))
+        again = client.ok("get_async_events", {"session_id": 42, "user": "sub"})["data"]
+        assert [(m["name"], m["type"], m["seq"]) for m in again] == [("trex-event", 6, 4)]
+        # a dynamic-profile server for the current client: profiles in the port status and the stream list
+        status = client.ok("get_port_status", {"port_id": 0, "profile_id": "*"})
+        assert status["state_profile"] == {} and status["service_filtered"] is False
+        assert "get_profile_list" in client.ok("get_supported_cmds")
+        assert client.ok("get_tpg_status", {"port_id": 0}) == {"enabled": False}
+    finally:
+        client.sock.close(0)
