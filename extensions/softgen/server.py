@@ -154,6 +154,7 @@ class Port:
         self.mult = 1.0
         self.duration = -1.0
         self.run_id = 0
+        self.refreshed = None
         self.ack_cond = threading.Condition()
         self.ack_sent = self.ack_done = 0
         self.base_pps = 0.0
@@ -383,6 +384,7 @@ class SoftGenServer:
         self.state_events = queue.Queue()
         self.captures = {}
         self.next_capture_id = 1
+        self.request_serial = 0
         self.methods = {}
         for attr in dir(self):
             if attr.startswith("rpc_"):
@@ -589,6 +591,7 @@ class SoftGenServer:
 
     # ================================================================ JSON-RPC dispatch
     def handle_raw(self, raw):
+        self.request_serial += 1
         zipped = False
         if len(raw) >= 8 and struct.unpack(">I", raw[:4])[0] == ZIP_MAGIC:
             zipped = True
@@ -746,10 +749,12 @@ class SoftGenServer:
 
     # ================================================================ stats methods
     def refresh(self, ports=None):
-        """Fresh counters from the workers (what TRex reads from the NIC when asked)."""
+        """Fresh counters from the workers (what TRex reads from the NIC when asked), once per request: the current
+        client asks for the global and each port's statistics in one batch."""
         for port in self.ports if ports is None else ports:
-            if port.proc is not None and port.proc.poll() is None:
+            if port.refreshed != self.request_serial and port.proc is not None and port.proc.poll() is None:
                 port.call(timeout=1.0, cmd="sync")
+                port.refreshed = self.request_serial
 
     def rpc_get_global_stats(self, _params):
         self.refresh()
