@@ -731,7 +731,7 @@ class SoftGenServer:
         self.generations.heard(CURRENT)
         messages = self.sessions.pull(session_id)
         if messages:
-            LOG.debug("session %s pulls %s", session_id, [(m["name"], m["type"], m["seq"]) for m in messages])
+            LOG.debug("session %s pulls seq %d..%d", session_id, messages[0]["seq"], messages[-1]["seq"])
         return {"data": messages}
 
     def rpc_get_owner(self, params):
