@@ -12,7 +12,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.offload.testbed.plugins.module_utils import parsers
+from ansible_collections.offload.testbed.plugins.module_utils import cpulist as cpulists, parsers
 
 
 def _text(name, value):
@@ -70,7 +70,7 @@ def expand_siblings(cpus, siblings):
     if not isinstance(siblings, dict):
         raise AnsibleFilterError('expand_siblings expects a dict of CPU -> thread siblings')
     try:
-        return sorted(parsers.expand_siblings(cpus, siblings))
+        return sorted(cpulists.expand_siblings(cpus, siblings))
     except (TypeError, ValueError) as exc:
         raise AnsibleFilterError('expand_siblings: %s' % exc) from exc
 
@@ -78,7 +78,7 @@ def expand_siblings(cpus, siblings):
 def cpulist(cpus):
     """See :func:`parsers.cpulist`."""
     try:
-        return parsers.cpulist(cpus)
+        return cpulists.cpulist(cpus)
     except (TypeError, ValueError) as exc:
         raise AnsibleFilterError('cpulist: %s' % exc) from exc
 
@@ -90,7 +90,7 @@ def parse_cpulist(text):
     if not isinstance(text, str):
         raise AnsibleFilterError('parse_cpulist expects a string')
     try:
-        return sorted(parsers.parse_cpulist(text))
+        return sorted(cpulists.parse_cpulist(text))
     except ValueError as exc:
         raise AnsibleFilterError('parse_cpulist: %s' % exc) from exc
 

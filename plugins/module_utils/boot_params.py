@@ -13,7 +13,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.offload.testbed.plugins.module_utils.parsers import cpulist, expand_siblings, parse_cpulist
+from ansible_collections.offload.testbed.plugins.module_utils.cpulist import cpulist, expand_siblings, parse_cpulist
 
 # Keys this collection owns on the kernel command line. Tokens with other keys
 # (root=, ro, $tuned_params, ...) are never touched.

@@ -14,7 +14,7 @@ import ipaddress
 import re
 
 from ansible_collections.offload.testbed.plugins.module_utils.ovsdb import quote_value
-from ansible_collections.offload.testbed.plugins.module_utils.parsers import parse_cpulist
+from ansible_collections.offload.testbed.plugins.module_utils.cpulist import parse_cpulist
 
 DATAPATHS = ("doca", "system", "netdev")
 # other_config keys that ovs-vswitchd only reads when it starts.

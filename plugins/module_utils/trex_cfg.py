@@ -25,7 +25,7 @@ __metaclass__ = type
 import ipaddress
 import re
 
-from ansible_collections.offload.testbed.plugins.module_utils.parsers import parse_cpulist
+from ansible_collections.offload.testbed.plugins.module_utils.cpulist import parse_cpulist
 
 MODES = ("trex", "softgen")
 PCI_RE = re.compile(r"^[0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-1][0-9A-Fa-f]\.[0-7]$")

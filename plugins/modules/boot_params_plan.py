@@ -134,7 +134,7 @@ import re
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.offload.testbed.plugins.module_utils import boot_params as bp
-from ansible_collections.offload.testbed.plugins.module_utils.parsers import cpulist, parse_cpulist
+from ansible_collections.offload.testbed.plugins.module_utils.cpulist import cpulist, parse_cpulist
 
 
 def _read(path, default=None):

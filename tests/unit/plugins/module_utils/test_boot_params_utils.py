@@ -16,7 +16,8 @@ import os
 import pytest
 
 from ansible_collections.offload.testbed.plugins.module_utils import boot_params as bp
-from ansible_collections.offload.testbed.plugins.module_utils.parsers import parse_cpulist, parse_grubby_info
+from ansible_collections.offload.testbed.plugins.module_utils.cpulist import parse_cpulist
+from ansible_collections.offload.testbed.plugins.module_utils.parsers import parse_grubby_info
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
 FIXTURE = os.path.join(ROOT, 'tests', 'fixtures', 'grubby_info_all_fedora37.txt')

@@ -18,7 +18,7 @@ import os
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import parsers
+from ansible_collections.offload.testbed.plugins.module_utils import cpulist as cpulists, parsers
 
 FIXTURES = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', 'fixtures'))
 
@@ -618,23 +618,23 @@ def _siblings_2x16x2():
 
 
 def test_expand_siblings_seed_layout():
-    result = parsers.expand_siblings(set(range(2, 16)), _siblings_2x16x2())
+    result = cpulists.expand_siblings(set(range(2, 16)), _siblings_2x16x2())
     assert result == set(range(2, 16)) | set(range(34, 48))
-    assert parsers.cpulist(result) == '2-15,34-47'
+    assert cpulists.cpulist(result) == '2-15,34-47'
 
 
 def test_expand_siblings_transitive_and_string_forms():
     # 1 -> 2 -> 3 chain, keys as strings and values as cpulist strings
     # (what thread_siblings_list gives).
     siblings = {'1': '1-2', '2': '2-3', '3': [3], 7: '7'}
-    assert parsers.expand_siblings([1], siblings) == set([1, 2, 3])
-    assert parsers.expand_siblings('7', siblings) == set([7])
+    assert cpulists.expand_siblings([1], siblings) == set([1, 2, 3])
+    assert cpulists.expand_siblings('7', siblings) == set([7])
 
 
 def test_expand_siblings_unknown_cpu_and_empty():
-    assert parsers.expand_siblings(set([5]), {}) == set([5])
-    assert parsers.expand_siblings(set(), _siblings_2x16x2()) == set()
-    assert parsers.expand_siblings(None, None) == set()
+    assert cpulists.expand_siblings(set([5]), {}) == set([5])
+    assert cpulists.expand_siblings(set(), _siblings_2x16x2()) == set()
+    assert cpulists.expand_siblings(None, None) == set()
 
 
 @pytest.mark.parametrize('cpus, text', [
@@ -646,28 +646,28 @@ def test_expand_siblings_unknown_cpu_and_empty():
     (set([1, 2, 3, 5, 7, 8]), '1-3,5,7-8'),
 ])
 def test_cpulist_round_trip(cpus, text):
-    assert parsers.cpulist(cpus) == text
-    assert parsers.parse_cpulist(text) == cpus
-    assert parsers.cpulist(parsers.parse_cpulist(text)) == text
+    assert cpulists.cpulist(cpus) == text
+    assert cpulists.parse_cpulist(text) == cpus
+    assert cpulists.cpulist(cpulists.parse_cpulist(text)) == text
 
 
 def test_cpulist_accepts_unsorted_duplicates_and_strings():
-    assert parsers.cpulist([5, 3, 4, 3, '6']) == '3-6'
+    assert cpulists.cpulist([5, 3, 4, 3, '6']) == '3-6'
 
 
 def test_parse_cpulist_forms():
-    assert parsers.parse_cpulist(' 2-4 , 8\n') == set([2, 3, 4, 8])
-    assert parsers.parse_cpulist('0-9:2/5') == set([0, 1, 5, 6])
-    assert parsers.parse_cpulist(None) == set()
+    assert cpulists.parse_cpulist(' 2-4 , 8\n') == set([2, 3, 4, 8])
+    assert cpulists.parse_cpulist('0-9:2/5') == set([0, 1, 5, 6])
+    assert cpulists.parse_cpulist(None) == set()
 
 
 @pytest.mark.parametrize('text', ['a-b', '3-1', '1-', '-1', '0x3', '1-4:0/2', '1;2'])
 def test_parse_cpulist_garbage(text):
     with pytest.raises(ValueError):
-        parsers.parse_cpulist(text)
+        cpulists.parse_cpulist(text)
 
 
 @pytest.mark.parametrize('cpus', [['x'], [True]])
 def test_cpulist_garbage(cpus):
     with pytest.raises(ValueError):
-        parsers.cpulist(cpus)
+        cpulists.cpulist(cpus)

@@ -1,0 +1,143 @@
+# -*- coding: utf-8 -*-
+# Copyright: offload.testbed developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""One rule per concept a user writes: PCI address, VLAN id, MAC, CPU list, hugepages.
+
+Every role, module and action that takes one of these checks it here, so the
+same value is refused everywhere with the same words. Each check takes the
+name of the variable as the user wrote it (``sriov_switchdev_pfs[0].pci``)
+and the value, and returns ``None`` when the value is good or one message
+that names the variable, the bad value and the fix.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible_collections.offload.testbed.plugins.module_utils.cpulist import parse_cpulist
+
+PCI_RE = re.compile(r'^[0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[01][0-9A-Fa-f]\.[0-7]$')
+MAC_RE = re.compile(r'^([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$')
+VLAN_MIN, VLAN_MAX = 1, 4094
+KIB = {'K': 1, 'M': 1024, 'G': 1024 * 1024}
+# The page sizes an x86 CPU can map, each with the /proc/cpuinfo flag that says it can.
+HUGEPAGE_FLAGS = {2048: 'pse', 1048576: 'pdpe1gb'}
+
+
+def show(value):
+    """A value as the user wrote it: strings quoted, the rest as YAML would show them."""
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def pci_address(name, value):
+    """A PCI address in full form, domain included: ``0000:08:00.1``."""
+    if isinstance(value, str) and PCI_RE.match(value):
+        return None
+    return ('%s: %s is not a PCI address; write domain:bus:device.function in hexadecimal, '
+            'for example 0000:08:00.1 (lspci -D shows it)' % (name, show(value)))
+
+
+def vlan_id(name, value, unset='leave it unset for untagged'):
+    """An 802.1Q VLAN id: 1..4094 (0 means priority tagged, 4095 is reserved)."""
+    if isinstance(value, int) and not isinstance(value, bool) and VLAN_MIN <= value <= VLAN_MAX:
+        return None
+    if isinstance(value, str) and value.strip().isdigit() and VLAN_MIN <= int(value) <= VLAN_MAX:
+        return None
+    return '%s: %s is outside %d..%d; %s' % (name, show(value), VLAN_MIN, VLAN_MAX, unset)
+
+
+def mac_address(name, value, unicast=True):
+    """A MAC address ``50:54:00:00:00:06``; with ``unicast``, neither multicast nor all zeros."""
+    if not isinstance(value, str) or not MAC_RE.match(value):
+        return ('%s: %s is not a MAC address; write six pairs of hexadecimal digits separated by colons, '
+                'for example 50:54:00:00:00:06' % (name, show(value)))
+    if unicast and int(value[:2], 16) & 1:
+        return ('%s: %s is a multicast address; a port needs a unicast one (an even first octet, '
+                'for example 02:%s)' % (name, show(value), value[3:]))
+    if unicast and value.replace(':', '') == '000000000000':
+        return '%s: %s is all zeros; give the port a unicast address such as 02:00:00:00:00:01' % (name, show(value))
+    return None
+
+
+def cpu_list(name, value, online=None):
+    """A kernel cpulist (``2-15,34-47``) of CPUs the host has. Returns ``(cpus, error)``."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        return set(), '%s: %s is not a cpulist; write CPU ids and ranges such as 2-15,34-47' % (name, show(value))
+    try:
+        cpus = parse_cpulist(value)
+    except ValueError as exc:
+        return set(), '%s: %s is not a cpulist (%s); write CPU ids and ranges such as 2-15,34-47' % (name, show(value), exc)
+    missing = sorted(cpus - set(online)) if online else []
+    if missing:
+        return cpus, ('%s: %s names CPUs %s this host does not have (it has %d CPUs, 0..%d); list only those'
+                      % (name, show(value), ','.join(str(cpu) for cpu in missing), len(online), max(online)))
+    return cpus, None
+
+
+def page_size_kib(text):
+    """``2M`` / ``1G`` / ``2048k`` / ``1048576kB`` -> KiB, or ``None`` when it is no size."""
+    match = re.match(r'^\s*(\d+)\s*([KkMmGg])?[Bb]?\s*$', str(text))
+    if not match:
+        return None
+    return int(match.group(1)) * KIB[(match.group(2) or 'K').upper()]
+
+
+def size_text(kib):
+    """1048576 -> ``1G``, 2048 -> ``2M``."""
+    for unit in ('G', 'M'):
+        if kib % KIB[unit] == 0:
+            return '%d%s' % (kib // KIB[unit], unit)
+    return '%dK' % kib
+
+
+def hugepage_args(tokens):
+    """The ``{size_kib: count}`` a kernel command line reserves (``hugepagesz=X hugepages=N`` pairs).
+
+    ``hugepages=`` before any ``hugepagesz=`` counts for ``default_hugepagesz``
+    (2M when unset). Sizes that are no size at all are keyed by their text.
+    """
+    default = next((t.split('=', 1)[1] for t in tokens if t.startswith('default_hugepagesz=')), '2M')
+    size, pages = page_size_kib(default) or default, {}
+    for token in tokens:
+        key, _, value = token.partition('=')
+        if key == 'hugepagesz':
+            size = page_size_kib(value) or value
+        elif key == 'hugepages' and value.isdigit():
+            pages[size] = pages.get(size, 0) + int(value)
+    return pages
+
+
+def hugepages(name, pages, mem_total_kib=None, flags=None, max_fraction=0.9):
+    """Every hugepage size against the CPU's flags, and their sum against the memory.
+
+    ``pages`` maps a size in KiB (or the text of a size that is none) to a
+    count. ``flags`` is the set of /proc/cpuinfo flags (unchecked when
+    ``None``); ``mem_total_kib`` is MemTotal (unchecked when ``None``).
+    Returns a list of messages.
+    """
+    errors = []
+    for size in sorted(pages, key=str):
+        if not isinstance(size, int) or size not in HUGEPAGE_FLAGS:
+            offered = ' and '.join(size_text(s) for s in sorted(HUGEPAGE_FLAGS))
+            errors.append('%s: hugepage size %s is not one an x86 CPU can map; use %s'
+                          % (name, show(size if not isinstance(size, int) else size_text(size)), offered))
+        elif flags is not None and pages[size] and HUGEPAGE_FLAGS[size] not in flags:
+            errors.append('%s: %d x %s pages asked, but the CPU has no %s flag in /proc/cpuinfo and cannot map %s pages; '
+                          'set them to 0' % (name, pages[size], size_text(size), HUGEPAGE_FLAGS[size], size_text(size)))
+    total = sum(size * count for size, count in pages.items() if isinstance(size, int))
+    if mem_total_kib and total > mem_total_kib * max_fraction:
+        asked = ' + '.join('%d x %s' % (pages[s], size_text(s)) for s in sorted(pages) if isinstance(s, int) and pages[s])
+        errors.append('%s: %s = %.1f GiB of hugepages is above %d%% of the host memory (%.1f GiB); reserve less'
+                      % (name, asked, total / 1048576.0, int(round(max_fraction * 100)), mem_total_kib / 1048576.0))
+    return errors
+
+
+def int_in(name, value, low, high, fix):
+    """An integer (not a bool) within ``low..high``."""
+    if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+        return None
+    return '%s: %s is outside %d..%d; %s' % (name, show(value), low, high, fix)
