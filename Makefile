@@ -92,38 +92,62 @@ teardown: deps
 # ansible-lint, ansible-test sanity and the unit tests only read the tree and
 # touch no network or Open vSwitch: they run side by side on the two cores of a
 # CI machine, their outputs kept apart; integration and molecule share the
-# machine's Open vSwitch and run one after the other.
+# machine's Open vSwitch and run one after the other. The OVN build test
+# (tests/integration/test_ovn_build.py) only compiles, under .tmp/ovn-build:
+# it runs from the start at the lowest CPU priority (nice 19), on what the
+# other stages leave idle (Ansible runs one task at a time, on one core); the
+# scenario ovn_source, which runs on its build, comes after it.
+OVN_BUILD_TEST := tests/integration/test_ovn_build.py
+SCENARIOS_WITHOUT_BUILD := default host_boot_sriov host_doca_firmware ovn trex_server
+SCENARIOS_ON_BUILD := ovn_source
 test: deps
-	$(MAKE) --no-print-directory -j3 --output-sync=target lint sanity unit
-	$(MAKE) --no-print-directory integration molecule
+	@TMP=$(TMP) BIN=$(BIN) OVN_BUILD_TEST=$(OVN_BUILD_TEST) tools/beside.sh start
+	@trap 'TMP=$(TMP) tools/beside.sh stop' EXIT; \
+	  $(MAKE) --no-print-directory -j3 --output-sync=target lint sanity unit && \
+	  $(MAKE) --no-print-directory integration INTEGRATION_TESTS="--ignore=$(OVN_BUILD_TEST) tests/integration" && \
+	  $(MAKE) --no-print-directory molecule SCENARIOS="$(SCENARIOS_WITHOUT_BUILD)" && \
+	  TMP=$(TMP) tools/beside.sh wait && \
+	  $(MAKE) --no-print-directory molecule SCENARIOS="$(SCENARIOS_ON_BUILD)"
 	@echo "make test: all test stages passed"
 
 lint: deps
 	$(BIN)/ansible-lint --profile production
 
 # ansible-test needs the collection under ansible_collections/<ns>/<name> and
-# bootstraps pip from a script it downloads; tests/sanity/get_pip_standin.py
-# stands in for that download (offline machines).
+# bootstraps pip into its virtual environments from a script it downloads.
+# Offline, it says where that script can be saved instead: a first, quick
+# test (changelog) asks it, and tests/sanity/get_pip_standin.py goes there.
+PYTHON_VERSION = $$($(BIN)/python -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 sanity: deps
-	@pipv=$$($(BIN)/python -c 'import re,ansible_test._internal.python_requirements as m,inspect; print(re.search(r"pip=.([0-9.]+)", inspect.getsource(m.get_venv_packages)).group(1))'); \
-	  mkdir -p $$HOME/.ansible/test/cache; \
-	  cp tests/sanity/get_pip_standin.py $$HOME/.ansible/test/cache/get_pip_$${pipv//./_}.py
 	rm -rf $(SANITY_DIR) && mkdir -p $(SANITY_DIR)
 	git ls-files -co --exclude-standard -z | rsync -a --ignore-missing-args --from0 --files-from=- ./ $(SANITY_DIR)/
-	cd $(SANITY_DIR) && git init -q && git add -A && \
-	  $(BIN)/ansible-test sanity --python $$($(BIN)/python -c 'import sys; print("%d.%d" % sys.version_info[:2])') --color no
+	cd $(SANITY_DIR) && git init -q && git add -A
+	@cd $(SANITY_DIR) && if ! out=$$($(BIN)/ansible-test sanity --test changelog --python $(PYTHON_VERSION) --color no 2>&1); then \
+	  path=$$(sed -n 's/^.*can be manually downloaded and saved to: *//p' <<<"$$out"); \
+	  if [ -z "$$path" ]; then echo "$$out"; exit 1; fi; \
+	  echo "make sanity: ansible-test cannot download its pip bootstrap script; the offline stand-in goes to $$path"; \
+	  mkdir -p "$$(dirname "$$path")" && cp $(ROOT)/tests/sanity/get_pip_standin.py "$$path"; \
+	fi
+	cd $(SANITY_DIR) && $(BIN)/ansible-test sanity --python $(PYTHON_VERSION) --color no
 
 unit: deps
 	$(BIN)/pytest -q tests/unit
 
+INTEGRATION_TESTS ?= tests/integration
 integration: deps
-	$(BIN)/pytest -q --durations=10 tests/integration
+	$(BIN)/pytest -q --durations=10 $(INTEGRATION_TESTS)
 
 # The molecule log is kept in .tmp/molecule.log; when a scenario fails, the
 # failing tasks are printed again at the very end, where a CI tail shows them.
+# SCENARIOS="default ovn" runs those, in that order; unset, every scenario.
+SCENARIOS ?=
 molecule: deps
-	@mkdir -p $(TMP)
-	@set +e; ANSIBLE_CALLBACKS_ENABLED=ansible.posix.timer $(BIN)/molecule test --all 2>&1 | tee $(TMP)/molecule.log; rc=$${PIPESTATUS[0]}; \
+	@mkdir -p $(TMP) && : > $(TMP)/molecule.log
+	@set +e; rc=0; for scenario in $(if $(SCENARIOS),$(SCENARIOS),--all); do \
+	    [ $$rc = 0 ] || break; \
+	    if [ "$$scenario" = --all ]; then args=--all; else args="-s $$scenario"; fi; \
+	    ANSIBLE_CALLBACKS_ENABLED=ansible.posix.timer $(BIN)/molecule test $$args 2>&1 | tee -a $(TMP)/molecule.log; rc=$${PIPESTATUS[0]}; \
+	  done; \
 	  if [ $$rc != 0 ]; then \
 	    echo "== make molecule: failed (exit $$rc); the failing tasks, from $(TMP)/molecule.log:"; \
 	    awk '/^TASK \[/ {task=$$0} /^(fatal|failed): |^ERROR! |^CRITICAL / {print task; print substr($$0, 1, 900)}' $(TMP)/molecule.log | tail -n 8; \

@@ -96,7 +96,8 @@ def topology(nb_db, lbs_per_vip=False, n_lbs=10):
             {"name": "ext_gw", "mac": "00:00:00:01:ff:01", "networks": ["10.20.0.2/24"],
              "gateway_chassis": [{"chassis": "chassis-1", "priority": 10}]},
         ],
-        "static_routes": [{"prefix": "48.0.0.0/16", "nexthop": "10.20.0.3"}, {"prefix": "16.0.0.0/16", "nexthop": "192.168.0.3"}],
+        "static_routes": [{"prefix": "48.0.0.0/16", "nexthop": "10.20.0.3"}, {"prefix": "16.0.0.0/16", "nexthop": "192.168.0.3"},
+                          {"prefix": "16.2.0.0/16", "nexthop": "192.168.0.3"}],
         "nat": nat,
         "load_balancers": [lb["name"] for lb in lbs],
     }]

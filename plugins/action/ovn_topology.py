@@ -3,7 +3,8 @@
 """Action plugin of ``offload.testbed.ovn_topology``: the module's run without a module process.
 
 The declaration is validated and the plan computed here, on the controller
-(the same functions as the module, in ``module_utils/ovn_topology.py``); the
+(the same run as the module's, ``module_utils/ovn_topology.py``, with
+``ovn_topology_schema``, ``ovn_nb`` and ``ovn_topology_plan`` beside it); the
 only things that run on the host are the two ``ovn-nbctl`` commands, the read
 and (when something changes, outside check mode) the write, through the
 connection. No Python module is sent to the host, which saves Ansible's cost

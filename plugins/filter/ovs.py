@@ -8,7 +8,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.offload.testbed.plugins.module_utils import ovs
+from ansible_collections.offload.testbed.plugins.module_utils import ovs, validate
 
 
 def ovs_switch_spec(config):
@@ -20,10 +20,19 @@ def ovs_switch_spec(config):
 
 
 def ovs_errors(config, isolated=None, prefix="ovs_"):
-    """Errors in the ovs role's variables, each naming the variable."""
-    isolated_set = None
-    if isolated is not None and isolated != "":
-        isolated_set = ovs.isolated_from_sysfs(isolated) if isinstance(isolated, str) else set(int(c) for c in isolated)
+    """Errors in the ovs role's variables, each naming the variable.
+
+    ``isolated`` is the host's isolated CPUs: ``ovs_isolated_cpus`` as the
+    user wrote it (a cpulist or a list of CPU ids), or the text of
+    /sys/devices/system/cpu/isolated; None or "" when unknown (not checked).
+    """
+    if isolated is None or isolated == "":
+        return ovs.validate_role(config, isolated=None, prefix=prefix)
+    if isinstance(isolated, (list, tuple, set)):
+        isolated = ",".join(str(cpu) for cpu in isolated)
+    isolated_set, error = validate.cpu_list("%sisolated_cpus" % prefix, isolated)
+    if error:
+        return [error] + ovs.validate_role(config, isolated=None, prefix=prefix)
     return ovs.validate_role(config, isolated=isolated_set, prefix=prefix)
 
 

@@ -1,8 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters that wrap ``module_utils/parsers.py`` for playbooks.
+"""Filters that wrap the tool output parsers of ``module_utils`` for playbooks.
 
+One module there per tool (``ethtool.py``, ``flint.py``, ``mlxfwmanager.py``,
+``devlink.py``, ``grubby.py``, ``ovs_appctl.py``, ``ovs_dpctl.py``), the DOCA
+kernel package names (``doca_kernel.py``) and the cpulists (``cpulist.py``).
 Each filter is documented in the ``<name>.yml`` file next to this one.
 """
 
@@ -12,7 +15,15 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.offload.testbed.plugins.module_utils import cpulist as cpulists, parsers
+from ansible_collections.offload.testbed.plugins.module_utils import cpulist as cpulists, doca_kernel
+from ansible_collections.offload.testbed.plugins.module_utils.devlink import (
+    parse_devlink_eswitch, parse_devlink_eswitch_json, parse_devlink_ports, parse_devlink_ports_json)
+from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_info
+from ansible_collections.offload.testbed.plugins.module_utils.flint import parse_flint_psid_mismatch, parse_flint_query
+from ansible_collections.offload.testbed.plugins.module_utils.grubby import parse_grubby_info
+from ansible_collections.offload.testbed.plugins.module_utils.mlxfwmanager import parse_mlxfwmanager, parse_mlxfwmanager_xml
+from ansible_collections.offload.testbed.plugins.module_utils.ovs_appctl import parse_pmd_rxq_show
+from ansible_collections.offload.testbed.plugins.module_utils.ovs_dpctl import parse_dump_flows
 
 
 def _text(name, value):
@@ -28,9 +39,7 @@ def _text(name, value):
     return value
 
 
-def _text_filter(name):
-    func = getattr(parsers, name)
-
+def _text_filter(name, func):
     def wrapper(data):
         try:
             return func(_text(name, data))
@@ -42,9 +51,7 @@ def _text_filter(name):
     return wrapper
 
 
-def _json_filter(name):
-    func = getattr(parsers, name)
-
+def _json_filter(name, func):
     def wrapper(data):
         if not isinstance(data, dict):
             data = _text(name, data)
@@ -56,17 +63,17 @@ def _json_filter(name):
 
 
 def doca_kernel_names(kver):
-    """See :func:`parsers.doca_kernel_names`."""
+    """See :func:`doca_kernel.doca_kernel_names`."""
     if not isinstance(kver, str):
         raise AnsibleFilterError('doca_kernel_names expects a kernel release string')
     try:
-        return parsers.doca_kernel_names(kver)
+        return doca_kernel.doca_kernel_names(kver)
     except ValueError as exc:
         raise AnsibleFilterError('doca_kernel_names: %s' % exc) from exc
 
 
 def expand_siblings(cpus, siblings):
-    """See :func:`parsers.expand_siblings`; returns a sorted list."""
+    """See :func:`cpulist.expand_siblings`; returns a sorted list."""
     if not isinstance(siblings, dict):
         raise AnsibleFilterError('expand_siblings expects a dict of CPU -> thread siblings')
     try:
@@ -76,7 +83,7 @@ def expand_siblings(cpus, siblings):
 
 
 def cpulist(cpus):
-    """See :func:`parsers.cpulist`."""
+    """See :func:`cpulist.cpulist`."""
     try:
         return cpulists.cpulist(cpus)
     except (TypeError, ValueError) as exc:
@@ -84,7 +91,7 @@ def cpulist(cpus):
 
 
 def parse_cpulist(text):
-    """See :func:`parsers.parse_cpulist`; returns a sorted list."""
+    """See :func:`cpulist.parse_cpulist`; returns a sorted list."""
     if text is None:
         text = ''
     if not isinstance(text, str):
@@ -95,30 +102,32 @@ def parse_cpulist(text):
         raise AnsibleFilterError('parse_cpulist: %s' % exc) from exc
 
 
-TEXT_FILTERS = (
-    'parse_ethtool_info',
-    'parse_flint_query',
-    'parse_flint_psid_mismatch',
-    'parse_mlxfwmanager',
-    'parse_mlxfwmanager_xml',
-    'parse_devlink_eswitch',
-    'parse_devlink_ports',
-    'parse_grubby_info',
-    'parse_pmd_rxq_show',
-    'parse_dump_flows',
-)
-JSON_FILTERS = (
-    'parse_devlink_eswitch_json',
-    'parse_devlink_ports_json',
-)
+# filter name -> the parser it wraps (text or stdout_lines in)
+TEXT_FILTERS = dict((func.__name__, func) for func in (
+    parse_ethtool_info,
+    parse_flint_query,
+    parse_flint_psid_mismatch,
+    parse_mlxfwmanager,
+    parse_mlxfwmanager_xml,
+    parse_devlink_eswitch,
+    parse_devlink_ports,
+    parse_grubby_info,
+    parse_pmd_rxq_show,
+    parse_dump_flows,
+))
+# filter name -> the parser it wraps (JSON text or the decoded dict in)
+JSON_FILTERS = dict((func.__name__, func) for func in (
+    parse_devlink_eswitch_json,
+    parse_devlink_ports_json,
+))
 
 
 class FilterModule(object):
     """Host-fact parsers and name helpers."""
 
     def filters(self):
-        result = dict((name, _text_filter(name)) for name in TEXT_FILTERS)
-        result.update((name, _json_filter(name)) for name in JSON_FILTERS)
+        result = dict((name, _text_filter(name, func)) for name, func in TEXT_FILTERS.items())
+        result.update((name, _json_filter(name, func)) for name, func in JSON_FILTERS.items())
         result.update({
             'doca_kernel_names': doca_kernel_names,
             'expand_siblings': expand_siblings,

@@ -15,11 +15,11 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.offload.testbed.plugins.module_utils import sriov
 
 
-def sriov_switchdev_errors(pfs, numvfs=0, vf_macs=None):
+def sriov_switchdev_errors(pfs, numvfs=0, vf_macs=None, settings=None, directories=None):
     """See :func:`sriov.request_errors`."""
     if not isinstance(pfs, list):
         raise AnsibleFilterError('sriov_switchdev_errors expects the list sriov_switchdev_pfs')
-    return sriov.request_errors([pf if isinstance(pf, dict) else {} for pf in pfs], numvfs, vf_macs or {})
+    return sriov.request_errors([pf if isinstance(pf, dict) else {} for pf in pfs], numvfs, vf_macs or {}, settings or {}, directories or [])
 
 
 def sriov_switchdev_nm_devices(pfs):

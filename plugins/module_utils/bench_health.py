@@ -2,10 +2,11 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """DUT health for the benchmark: parse what the DUT reports and decide whether a trial is valid.
 
-Seed 000's DOCA datapath crashed on an assertion under exactly such tests, and
-ovs-vswitchd came back under a new pid with nobody noticing: a trial during
-which it restarted, or after which a new core dump appeared, measured a
-restarting switch and is invalid.
+The DOCA datapath of the ConnectX-6 Lx reference bench
+(docs/reference_benches.md) crashed on an assertion under exactly such tests,
+and ovs-vswitchd came back under a new pid with nobody noticing: a trial
+during which it restarted, or after which a new core dump appeared, measured
+a restarting switch and is invalid.
 
 A trial also measures the DUT's CPUs: in the virtual lab the generator and the
 DUT share one 2-core machine, and a busy machine made a 2 s trial take 12.7 s

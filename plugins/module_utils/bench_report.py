@@ -173,7 +173,7 @@ def speedup_entry(left, right, datapath_a, datapath_b):
 
 
 def speedups(rows, datapath_a, datapath_b, goal="pdr"):
-    """Seed 000's table: per scenario x protocol x frame size, ``a / b`` of the goal's lower bounds (their medians over the repeats).
+    """The ConnectX-6 Lx reference bench's table: per scenario x protocol x frame size, ``a / b`` of the goal's lower bounds (their medians over the repeats).
 
     Rows where either side is missing or zero carry ``speedup`` None and a
     ``note``; the others carry the interval and verdict of ``speedup_entry``.

@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.offload.testbed.plugins.module_utils import validate
 from ansible_collections.offload.testbed.plugins.module_utils.cpulist import cpulist, expand_siblings, parse_cpulist
 
 # Keys this collection owns on the kernel command line. Tokens with other keys
@@ -21,6 +22,12 @@ HUGEPAGE_KEYS = ('default_hugepagesz', 'hugepagesz', 'hugepages')
 MANAGED_KEYS = ('intel_iommu', 'amd_iommu', 'iommu') + HUGEPAGE_KEYS + ('isolcpus', 'nohz_full', 'rcu_nocbs')
 ISOLATION_ARGS = ('isolcpus', 'nohz_full', 'rcu_nocbs')
 GIB_KB = 1024 * 1024
+MB2_KB = 2048
+IOMMU_VENDORS = {'intel': ('GenuineIntel',), 'amd': ('AuthenticAMD', 'HygonGenuine')}
+# The role's variable that writes each key it owns (an extra argument with another value contradicts it).
+KEY_OWNERS = {'intel_iommu': 'boot_params_iommu', 'amd_iommu': 'boot_params_iommu', 'iommu': 'boot_params_iommu',
+              'isolcpus': 'boot_params_isolated_cpus', 'nohz_full': 'boot_params_isolated_cpus', 'rcu_nocbs': 'boot_params_isolated_cpus'}
+REBOOT_TIMEOUT = (10, 86400)
 
 
 def arg_key(token):
@@ -41,7 +48,7 @@ def iommu_vendor(iommu, cpu_vendor):
 
 
 def isolated_set(requested, siblings):
-    """The requested CPUs closed under hyper-thread siblings (seed 000 lost 15 % without them)."""
+    """The requested CPUs closed under hyper-thread siblings (the ConnectX-6 Lx reference bench lost 15 % without them)."""
     return expand_siblings(requested, siblings)
 
 
@@ -50,7 +57,8 @@ def wanted_args(iommu, hugepages_1g, isolated, isolation_args=ISOLATION_ARGS, hu
 
     ``iommu`` is ``intel``, ``amd`` or ``none``; ``isolated`` a set of CPUs
     (already closed under siblings). The hugepage tokens form an ordered
-    group: ``hugepages=N`` applies to the ``hugepagesz`` before it.
+    group: ``hugepages=N`` applies to the ``hugepagesz`` before it. 2M pages
+    alone keep the kernel's default size (2M on x86).
     """
     args = []
     if iommu in ('intel', 'amd'):
@@ -58,6 +66,8 @@ def wanted_args(iommu, hugepages_1g, isolated, isolation_args=ISOLATION_ARGS, hu
     if hugepages_1g:
         args.extend(['default_hugepagesz=1G', 'hugepagesz=1G', 'hugepages=%d' % hugepages_1g,
                      'hugepagesz=2M', 'hugepages=%d' % hugepages_2m])
+    elif hugepages_2m:
+        args.extend(['hugepagesz=2M', 'hugepages=%d' % hugepages_2m])
     if isolated:
         text = cpulist(isolated)
         args.extend('%s=%s' % (name, text) for name in isolation_args)
@@ -139,19 +149,14 @@ def grubby_commands(entries, wanted, keys, target='ALL', grubby='grubby'):
     return commands, plans
 
 
-def refusals(hugepages_1g, requested, isolated, topology, max_memory_fraction=0.9):
-    """Why the host cannot take the request (empty when it can).
+def refusals(requested, isolated, topology):
+    """Why the host cannot take the isolated CPUs (empty when it can).
 
-    ``topology``: ``{"online": set, "nodes": {node: set}, "mem_total_kb": int,
-    "flags": set}``. Refuses isolating CPU 0 (also as a sibling), isolating
-    every CPU of a NUMA node, CPUs the host does not have, more 1G pages than
-    ``max_memory_fraction`` of the memory, and 1G pages without ``pdpe1gb``.
+    ``topology``: ``{"online": set, "nodes": {node: set}}``. Refuses isolating
+    CPU 0 (also as a sibling) and every CPU of a NUMA node. CPUs the host does
+    not have are :func:`cpu_errors`'.
     """
     errors = []
-    online = topology.get('online') or set()
-    unknown = set(requested) - online if online else set()
-    if unknown:
-        errors.append('boot_params_isolated_cpus: CPUs %s do not exist on this host (it has %s)' % (cpulist(unknown), cpulist(online)))
     if 0 in isolated:
         how = '' if 0 in requested else ' (as a hyper-thread sibling of %s)' % cpulist(requested)
         errors.append('boot_params_isolated_cpus: CPU 0 would be isolated%s; CPU 0 keeps the kernel housekeeping and '
@@ -161,16 +166,150 @@ def refusals(hugepages_1g, requested, isolated, topology, max_memory_fraction=0.
         if cpus and cpus <= set(isolated):
             errors.append('boot_params_isolated_cpus: every CPU of NUMA node %s (%s) would be isolated; leave at least one '
                           'CPU (with its siblings) of each node to the kernel' % (node, cpulist(cpus)))
-    if hugepages_1g:
-        if 'pdpe1gb' not in (topology.get('flags') or set()):
-            errors.append('boot_params_hugepages_1g: %d x 1G pages asked, but the CPU has no pdpe1gb flag in /proc/cpuinfo '
-                          'and cannot map 1G pages; set boot_params_hugepages_1g to 0' % hugepages_1g)
-        total = topology.get('mem_total_kb')
-        if total:
-            limit = int(total * max_memory_fraction // GIB_KB)
-            if hugepages_1g * GIB_KB > total * max_memory_fraction:
-                errors.append('boot_params_hugepages_1g: %d x 1G is above %d%% of the host memory (%.1f GiB); '
-                              'set it to at most %d' % (hugepages_1g, int(round(max_memory_fraction * 100)), total / float(GIB_KB), limit))
+    return errors
+
+
+def cpu_errors(text, isolation_args, host, sysfs_root):
+    """``(requested, isolated, errors)`` of ``boot_params_isolated_cpus`` and ``boot_params_isolation_args``."""
+    requested, error = validate.cpu_list('boot_params_isolated_cpus', text if text is not None else '', host.get('online'))
+    errors = [error] if error else []
+    isolated = isolated_set(requested, host.get('siblings'))
+    if requested and not host.get('siblings'):
+        errors.append('boot_params_isolated_cpus: no thread_siblings_list under %s; cannot add the hyper-thread siblings' % sysfs_root)
+    errors.extend(refusals(requested, isolated, host))
+    seen = set()
+    for name in isolation_args or []:
+        if name in seen:
+            errors.append('boot_params_isolation_args: %s is listed twice; list each argument once' % name)
+        seen.add(name)
+    if requested and not isolation_args:
+        errors.append('boot_params_isolation_args is empty, so boot_params_isolated_cpus %s would isolate nothing; list some of '
+                      '%s, or set boot_params_isolated_cpus to ""' % (validate.show(text), ', '.join(ISOLATION_ARGS)))
+    return requested, isolated, errors
+
+
+def iommu_errors(iommu, cpu_vendor):
+    """``(vendor, errors)``: ``boot_params_iommu`` resolved and checked against the CPU's ``vendor_id``."""
+    vendor = iommu_vendor(iommu, cpu_vendor)
+    if vendor is None:
+        return None, ['boot_params_iommu: auto cannot tell the IOMMU from CPU vendor %s; set intel, amd or none'
+                      % validate.show(cpu_vendor)]
+    if cpu_vendor and vendor in IOMMU_VENDORS and cpu_vendor not in IOMMU_VENDORS[vendor]:
+        right = [name for name, vendors in sorted(IOMMU_VENDORS.items()) if cpu_vendor in vendors]
+        fix = 'set it to %s (or auto)' % right[0] if right else 'set it to none'
+        return vendor, ['boot_params_iommu: %s on a CPU whose vendor_id is %s (/proc/cpuinfo); %s_iommu=on does nothing there, %s'
+                        % (validate.show(iommu), cpu_vendor, vendor, fix)]
+    return vendor, []
+
+
+def count_errors(params):
+    """The numbers: page counts, the memory share, the reboot timeout."""
+    errors = []
+    for name in ('hugepages_1g', 'hugepages_2m'):
+        value = params.get(name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            errors.append('boot_params_%s: %s is not a page count; write 0 (none) or more' % (name, validate.show(value)))
+    fraction = params.get('max_memory_fraction')
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:
+        errors.append('boot_params_max_memory_fraction: %s is outside 0..1 (0 excluded); write the share of the memory the '
+                      'hugepages may take as a fraction, 0.9 for 90 %%' % validate.show(fraction))
+    if params.get('reboot_timeout') is not None:
+        error = validate.int_in('boot_params_reboot_timeout', params['reboot_timeout'], REBOOT_TIMEOUT[0], REBOOT_TIMEOUT[1],
+                                'give the seconds a reboot of this host may take; a server takes minutes, the default is 1800')
+        errors.extend([error] if error else [])
+    return errors
+
+
+def extra_arg_errors(extra, own):
+    """``boot_params_extra_args``: one argument per item, none contradicting what the role writes (``own``)."""
+    errors = []
+    owned = dict((arg_key(token), token) for token in own)
+    for i, token in enumerate(extra or []):
+        where = 'boot_params_extra_args[%d]' % i
+        if not isinstance(token, str) or not token or any(c.isspace() or c in '"\'' for c in token):
+            errors.append('%s: %s is not one kernel argument; write one argument (key=value or a flag) per item, without '
+                          'spaces or quotes' % (where, validate.show(token)))
+            continue
+        key, sep, value = token.partition('=')
+        if key in KEY_OWNERS and key in owned and owned[key] != token:
+            errors.append('%s: %s contradicts %s, which %s writes; remove it, or leave %s out (none / "") to write your own'
+                          % (where, validate.show(token), owned[key], KEY_OWNERS[key], KEY_OWNERS[key]))
+        elif key in HUGEPAGE_KEYS and any(arg_key(t) in HUGEPAGE_KEYS for t in own):
+            errors.append('%s: %s repeats a hugepage argument that boot_params_hugepages_1g and boot_params_hugepages_2m write '
+                          '(the kernel ignores a size given twice); set the pages there, or set both to 0 to write your own'
+                          % (where, validate.show(token)))
+        elif key == 'hugepages' and not value.isdigit():
+            errors.append('%s: %s is not a page count; write hugepages=N after the hugepagesz= of its size' % (where, validate.show(token)))
+    return errors
+
+
+def hugepage_errors(params, args, topology):
+    """Every hugepage size (1G, 2M and those of the extra arguments) against the CPU flags, and all of them together
+    against ``max_memory_fraction`` of the memory."""
+    counts = dict((name, params.get(name)) for name in ('hugepages_1g', 'hugepages_2m'))
+    if any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in counts.values()):
+        return []
+    # Without /proc/cpuinfo (boot_params_procfs_root refused) the flags are unknown, not absent.
+    flags = topology.get('flags') or set() if topology.get('procfs_ok', True) else None
+    mem = topology.get('mem_total_kb')
+    fraction = params.get('max_memory_fraction')
+    fraction = fraction if isinstance(fraction, (int, float)) and 0 < fraction <= 1 else 0.9
+    sizes = (('boot_params_hugepages_1g', GIB_KB, counts['hugepages_1g']), ('boot_params_hugepages_2m', MB2_KB, counts['hugepages_2m']))
+    errors = []
+    for name, size, count in sizes:
+        errors.extend(validate.hugepages(name, {size: count}, None, flags))
+    extra = [t for t in params.get('extra_args') or [] if isinstance(t, str) and arg_key(t) in HUGEPAGE_KEYS]
+    errors.extend(validate.hugepages('boot_params_extra_args', validate.hugepage_args(extra), None, flags, named=True))
+    names = [name for name, size, count in sizes if count] + (['boot_params_extra_args'] if extra else [])
+    fix = None
+    if mem and len(names) == 1 and not extra:
+        size = dict((name, size) for name, size, count in sizes)[names[0]]
+        fix = 'set %s to at most %d' % (names[0], int(mem * fraction // size))
+    pages = dict((size, count) for size, count in validate.hugepage_args(args).items() if size in validate.HUGEPAGE_FLAGS)
+    return errors + validate.hugepages(' + '.join(names) or 'boot_params_extra_args', pages, mem, None, fraction, fix=fix)
+
+
+def settings_errors(params, programs, directories):
+    """How the role writes and reboots: the commands exist on the host, the files' places make sense.
+
+    ``programs`` maps a command to its path on the host (None when not on
+    its PATH); ``directories`` a directory to whether it exists.
+    """
+    errors = []
+    method = params.get('method')
+    if method == 'grubby' and not programs.get(params.get('grubby_command')):
+        errors.append('boot_params_grubby_command: %s is not on this host\'s PATH; install grubby (dnf install grubby), or on '
+                      'Debian and Ubuntu set boot_params_method: grub_dropin' % validate.show(params.get('grubby_command')))
+    if method == 'grub_dropin':
+        errors.extend(_dropin_errors(params, programs, directories))
+    reboot = params.get('reboot_command') or []
+    if params.get('reboot_ok') and reboot and not programs.get(reboot[0]):
+        errors.append('boot_params_reboot_command: %s is not on this host\'s PATH; write a command the host can run, or leave '
+                      'it empty to reboot with ansible.builtin.reboot' % validate.show(reboot[0]))
+    state = params.get('state_file')
+    if state is not None and (not state.startswith('/') or state.endswith('/') or directories.get(state)):
+        errors.append('boot_params_state_file: %s is not an absolute path of a file; write one such as '
+                      '/var/lib/offload-testbed/boot_params.json' % validate.show(state))
+    return errors
+
+
+def _dropin_errors(params, programs, directories):
+    errors = []
+    command = params.get('update_grub_command') or []
+    if not command or not all(isinstance(word, str) and word for word in command):
+        errors.append('boot_params_update_grub_command: %s is not a command; write its words as a list, for example '
+                      '[update-grub] or [grub2-mkconfig, -o, /boot/grub2/grub.cfg]' % validate.show(command))
+    elif not programs.get(command[0]):
+        errors.append('boot_params_update_grub_command: %s is not on this host\'s PATH; write the command that regenerates '
+                      'grub.cfg here (update-grub, or grub2-mkconfig -o /boot/grub2/grub.cfg)' % validate.show(command[0]))
+    dropin = params.get('grub_dropin') or ''
+    parent = dropin.rsplit('/', 1)[0] or '/'
+    if not dropin.startswith('/') or not dropin.endswith('.cfg'):
+        errors.append('boot_params_grub_dropin: %s is not an absolute path ending with .cfg (grub-mkconfig reads only '
+                      '/etc/default/grub.d/*.cfg); write one such as /etc/default/grub.d/90-offload-testbed.cfg' % validate.show(dropin))
+    elif not directories.get(parent):
+        errors.append('boot_params_grub_dropin: %s cannot be written, its directory %s does not exist on this host; create it, '
+                      'or check that this host boots with GRUB 2 from Debian or Ubuntu' % (validate.show(dropin), parent))
     return errors
 
 

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Pure text fixes for DOCA-Host on kernels whose release has ``^`` (seed 000).
+"""Pure text fixes for DOCA-Host on kernels whose release has ``^`` (the ConnectX-6 Lx reference bench).
 
 ``doca-kernel-support`` builds the DOCA kernel packages for the running
 kernel. Its ``KVERS_PACK`` line turns only space, ``_`` and ``-`` of the

@@ -324,7 +324,7 @@ def layout(params):
 
 
 def configure_flags(params, comp, paths):
-    """``../configure`` arguments: the seed's prefixes, OVN pointed at the Open vSwitch tree and build."""
+    """``../configure`` arguments: the ConnectX-6 Lx reference bench's prefixes, OVN pointed at the Open vSwitch tree and build."""
     flags = ['--prefix=' + params['prefix'], '--sysconfdir=' + params['sysconfdir'],
              '--localstatedir=' + params['localstatedir']]
     if comp == 'ovn':

@@ -13,18 +13,21 @@ __metaclass__ = type
 import ipaddress
 import re
 
+from ansible_collections.offload.testbed.plugins.module_utils import validate as rules
 from ansible_collections.offload.testbed.plugins.module_utils.ovsdb import quote_value
-from ansible_collections.offload.testbed.plugins.module_utils.cpulist import parse_cpulist
 
 DATAPATHS = ("doca", "system", "netdev")
 # other_config keys that ovs-vswitchd only reads when it starts.
 RESTART_KEYS = ("doca-init", "pmd-cpu-mask")
 HEX_RE = re.compile(r"^(0x)?[0-9a-fA-F]+$")
 AFFINITY_RE = re.compile(r"^\s*\d+\s*:\s*\d+\s*(,\s*\d+\s*:\s*\d+\s*)*$")
+# What a refused VLAN tag or trunk says to do.
+UNTAGGED = "VLAN 0 and 4095 are reserved, leave the tag unset for an untagged port"
+TRUNK = "VLAN 0 and 4095 are reserved, list only VLANs 1..4094"
 
 
 def uplink_type(datapath):
-    """Interface type of a physical port for a datapath (seed 000: type=doca)."""
+    """Interface type of a physical port for a datapath (the ConnectX-6 Lx reference bench: type=doca)."""
     return {"doca": "doca", "netdev": "dpdk", "system": ""}[datapath]
 
 
@@ -60,11 +63,9 @@ def validate(config, isolated=None, prefix="ovs_"):
                                  ",".join(str(c) for c in sorted(isolated)) or "none"))
     for i, bridge in enumerate(config.get("bridges") or []):
         for j, port in enumerate(bridge.get("ports") or []):
-            where = "%sbridges[%d].ports[%d] (%s)" % (p, i, j, port.get("name"))
-            tags = ([port["tag"]] if port.get("tag") is not None else []) + list(port.get("trunks") or [])
-            for tag in tags:
-                if not 1 <= int(tag) <= 4094:
-                    errors.append("%s: VLAN %s is outside 1..4094; VLAN 0 and 4095 are reserved" % (where, tag))
+            var = "%sbridges[%d].ports[%d]" % (p, i, j)
+            where = "%s (%s)" % (var, port.get("name"))
+            errors += _port_vlan_errors(var, where, port)
             n_rxq = (port.get("options") or {}).get("n_rxq")
             if n_rxq is not None and (not str(n_rxq).isdigit() or int(n_rxq) < 1):
                 errors.append("%s: n_rxq %r must be a whole number of at least 1" % (where, n_rxq))
@@ -80,20 +81,38 @@ def validate(config, isolated=None, prefix="ovs_"):
                                       % (where, ",".join(str(c) for c in sorted(outside)), p, mask))
             address = port.get("address")
             if address is not None:
-                try:
-                    if "/" not in str(address):
-                        raise ValueError(address)
-                    ipaddress.ip_interface(str(address))
-                except ValueError:
+                if not _prefixed_address(address):
                     errors.append("%s: address %r is not an address with a prefix length such as 10.10.0.3/24" % (where, address))
                 if port.get("type") != "internal":
                     errors.append("%s: only internal ports take an address (set type: internal)" % where)
     return errors
 
 
-def isolated_from_sysfs(text):
-    """Contents of /sys/devices/system/cpu/isolated -> set of CPUs."""
-    return parse_cpulist(text.strip()) if text and text.strip() else set()
+def _prefixed_address(value):
+    """Whether ``value`` is an address with a prefix length (``10.10.0.3/24``)."""
+    try:
+        return "/" in str(value) and bool(ipaddress.ip_interface(str(value)))
+    except ValueError:
+        return False
+
+
+def _vlan_errors(tag_var, tag, trunks_var, trunks):
+    """An access tag and trunk VLANs of the role, each named as the user wrote it (``ovs_representors[0].tag``)."""
+    errors = []
+    if tag is not None:
+        errors.append(rules.vlan_id(tag_var, tag, UNTAGGED))
+    for k, vlan in enumerate(trunks or []):
+        errors.append(rules.vlan_id("%s[%d]" % (trunks_var, k), vlan, TRUNK))
+    return [error for error in errors if error]
+
+
+def _port_vlan_errors(var, where, port):
+    """A declared port's tag and trunks. The shared VLAN rule decides; the message starts, as the port's
+    other messages do, with the port and its name, and names the variable (``bridges[0].ports[1].tag``)."""
+    vlans = [] if port.get("tag") is None else [("%s.tag" % var, port["tag"], UNTAGGED)]
+    vlans += [("%s.trunks[%d]" % (var, k), vlan, TRUNK) for k, vlan in enumerate(port.get("trunks") or [])]
+    return ["%s: VLAN %s is outside %d..%d (%s); %s" % (where, rules.show(vlan), rules.VLAN_MIN, rules.VLAN_MAX, name, fix)
+            for name, vlan, fix in vlans if rules.vlan_id(name, vlan, fix)]
 
 
 def _kv_sets(column, want, have):
@@ -122,22 +141,27 @@ def plan(spec, model):
     "other_config", "external_ids"}]}], "purge_ports": bool, "state"}.
     ``model``: :func:`ovsdb.switch_model`.
     """
-    cmds = []
-    restart = []
+    bridges = spec.get("bridges") or []
     if spec.get("state", "present") == "absent":
-        for bridge in spec.get("bridges") or []:
-            if bridge["name"] in model["bridges"]:
-                cmds.append(["--if-exists", "del-br", bridge["name"]])
-        return cmds, restart
+        return [["--if-exists", "del-br", bridge["name"]] for bridge in bridges if bridge["name"] in model["bridges"]], []
+    cmds, restart = _open_vswitch_plan(spec, model["open_vswitch"])
+    everywhere = set(port["name"] for bridge in bridges for port in bridge.get("ports") or [])
+    for bridge in bridges:
+        cmds += _bridge_plan(bridge, model, everywhere, spec.get("purge_ports"))
+    return cmds, restart
 
-    ovs = model["open_vswitch"]
-    sets = _kv_sets("other_config", spec.get("other_config") or {}, ovs["other_config"])
-    sets += _kv_sets("external_ids", spec.get("external_ids") or {}, ovs["external_ids"])
+
+def _open_vswitch_plan(spec, ovs):
+    """The Open_vSwitch record's sub-commands, and the keys read only at start that change."""
+    want_other = spec.get("other_config") or {}
+    want_ids = spec.get("external_ids") or {}
+    cmds = []
+    sets = _kv_sets("other_config", want_other, ovs["other_config"]) + _kv_sets("external_ids", want_ids, ovs["external_ids"])
     if sets:
         cmds.append(["set", "Open_vSwitch", "."] + sets)
-    cmds += _kv_removes("Open_vSwitch", ".", "other_config", spec.get("other_config") or {}, ovs["other_config"])
-    cmds += _kv_removes("Open_vSwitch", ".", "external_ids", spec.get("external_ids") or {}, ovs["external_ids"])
-    want_other = spec.get("other_config") or {}
+    cmds += _kv_removes("Open_vSwitch", ".", "other_config", want_other, ovs["other_config"])
+    cmds += _kv_removes("Open_vSwitch", ".", "external_ids", want_ids, ovs["external_ids"])
+    restart = []
     for key in RESTART_KEYS:
         if key not in want_other:
             continue
@@ -149,67 +173,74 @@ def plan(spec, model):
     # time once but never off, so only true -> false (absent is false) restarts.
     if "hw-offload" in want_other and truth(ovs["other_config"].get("hw-offload")) and not truth(want_other["hw-offload"]):
         restart.append("hw-offload")
-
-    everywhere = set(port["name"] for bridge in spec.get("bridges") or [] for port in bridge.get("ports") or [])
-    for bridge in spec.get("bridges") or []:
-        name = bridge["name"]
-        cur = model["bridges"].get(name)
-        if cur is None:
-            cmds.append(["add-br", name])
-            cur = {"datapath_type": "", "fail_mode": "", "external_ids": {}, "other_config": {}, "ports": set([name])}
-        bsets = []
-        if bridge.get("datapath_type") and cur["datapath_type"] != bridge["datapath_type"]:
-            bsets.append("datapath_type=%s" % bridge["datapath_type"])
-        if bridge.get("fail_mode") and cur["fail_mode"] != bridge["fail_mode"]:
-            bsets.append("fail_mode=%s" % bridge["fail_mode"])
-        bsets += _kv_sets("other_config", bridge.get("other_config") or {}, cur["other_config"])
-        bsets += _kv_sets("external_ids", bridge.get("external_ids") or {}, cur["external_ids"])
-        if bsets:
-            cmds.append(["set", "Bridge", name] + bsets)
-        cmds += _kv_removes("Bridge", name, "other_config", bridge.get("other_config") or {}, cur["other_config"])
-        cmds += _kv_removes("Bridge", name, "external_ids", bridge.get("external_ids") or {}, cur["external_ids"])
-
-        declared = set([name])
-        for port in bridge.get("ports") or []:
-            pname = port["name"]
-            declared.add(pname)
-            pcur = model["ports"].get(pname)
-            icur = model["interfaces"].get(pname)
-            if pcur is not None and pcur["bridge"] != name:
-                cmds.append(["del-port", pcur["bridge"], pname])
-                pcur = icur = None
-            if pcur is None:
-                cmds.append(["add-port", name, pname])
-                pcur = {"tag": None, "trunks": [], "vlan_mode": None, "external_ids": {}, "other_config": {}}
-                icur = {"type": "", "external_ids": {}, "options": {}, "other_config": {}}
-            psets = []
-            tag = port.get("tag")
-            if tag is not None and pcur["tag"] != int(tag):
-                psets.append("tag=%d" % int(tag))
-            trunks = sorted(int(t) for t in port.get("trunks") or [])
-            if trunks and pcur["trunks"] != trunks:
-                psets.append("trunks=%s" % ",".join(str(t) for t in trunks))
-            if port.get("vlan_mode") and pcur["vlan_mode"] != port["vlan_mode"]:
-                psets.append("vlan_mode=%s" % port["vlan_mode"])
-            if psets:
-                cmds.append(["set", "Port", pname] + psets)
-            if tag is None and pcur["tag"] is not None and port.get("clear_tag", True) and not trunks:
-                cmds.append(["clear", "Port", pname, "tag"])
-            isets = []
-            if port.get("type") is not None and icur["type"] != port["type"]:
-                isets.append("type=%s" % (port["type"] or '""'))
-            isets += _kv_sets("options", port.get("options") or {}, icur["options"])
-            isets += _kv_sets("other_config", port.get("other_config") or {}, icur["other_config"])
-            isets += _kv_sets("external_ids", port.get("external_ids") or {}, icur["external_ids"])
-            if isets:
-                cmds.append(["set", "Interface", pname] + isets)
-            for column in ("options", "other_config", "external_ids"):
-                cmds += _kv_removes("Interface", pname, column, port.get(column) or {}, icur[column])
-        if spec.get("purge_ports"):
-            # A port declared on another bridge moves there; it is not purged here.
-            for extra in sorted(cur["ports"] - declared - everywhere):
-                cmds.append(["del-port", name, extra])
     return cmds, restart
+
+
+def _bridge_plan(bridge, model, everywhere, purge):
+    """One bridge's sub-commands: created if missing, its columns, its ports, and (``purge``) the ports it should not have."""
+    name = bridge["name"]
+    cmds = []
+    cur = model["bridges"].get(name)
+    if cur is None:
+        cmds.append(["add-br", name])
+        cur = {"datapath_type": "", "fail_mode": "", "external_ids": {}, "other_config": {}, "ports": set([name])}
+    bsets = []
+    for column in ("datapath_type", "fail_mode"):
+        if bridge.get(column) and cur[column] != bridge[column]:
+            bsets.append("%s=%s" % (column, bridge[column]))
+    bsets += _kv_sets("other_config", bridge.get("other_config") or {}, cur["other_config"])
+    bsets += _kv_sets("external_ids", bridge.get("external_ids") or {}, cur["external_ids"])
+    if bsets:
+        cmds.append(["set", "Bridge", name] + bsets)
+    cmds += _kv_removes("Bridge", name, "other_config", bridge.get("other_config") or {}, cur["other_config"])
+    cmds += _kv_removes("Bridge", name, "external_ids", bridge.get("external_ids") or {}, cur["external_ids"])
+    declared = set([name])
+    for port in bridge.get("ports") or []:
+        declared.add(port["name"])
+        cmds += _port_plan(name, port, model)
+    if purge:
+        # A port declared on another bridge moves there; it is not purged here.
+        for extra in sorted(cur["ports"] - declared - everywhere):
+            cmds.append(["del-port", name, extra])
+    return cmds
+
+
+def _port_plan(bridge, port, model):
+    """One port's sub-commands: added (or moved from another bridge), its VLANs, its interface's columns."""
+    pname = port["name"]
+    cmds = []
+    pcur = model["ports"].get(pname)
+    icur = model["interfaces"].get(pname)
+    if pcur is not None and pcur["bridge"] != bridge:
+        cmds.append(["del-port", pcur["bridge"], pname])
+        pcur = icur = None
+    if pcur is None:
+        cmds.append(["add-port", bridge, pname])
+        pcur = {"tag": None, "trunks": [], "vlan_mode": None, "external_ids": {}, "other_config": {}}
+        icur = {"type": "", "external_ids": {}, "options": {}, "other_config": {}}
+    psets = []
+    tag = port.get("tag")
+    if tag is not None and pcur["tag"] != int(tag):
+        psets.append("tag=%d" % int(tag))
+    trunks = sorted(int(t) for t in port.get("trunks") or [])
+    if trunks and pcur["trunks"] != trunks:
+        psets.append("trunks=%s" % ",".join(str(t) for t in trunks))
+    if port.get("vlan_mode") and pcur["vlan_mode"] != port["vlan_mode"]:
+        psets.append("vlan_mode=%s" % port["vlan_mode"])
+    if psets:
+        cmds.append(["set", "Port", pname] + psets)
+    if tag is None and pcur["tag"] is not None and port.get("clear_tag", True) and not trunks:
+        cmds.append(["clear", "Port", pname, "tag"])
+    isets = []
+    if port.get("type") is not None and icur["type"] != port["type"]:
+        isets.append("type=%s" % (port["type"] or '""'))
+    for column in ("options", "other_config", "external_ids"):
+        isets += _kv_sets(column, port.get(column) or {}, icur[column])
+    if isets:
+        cmds.append(["set", "Interface", pname] + isets)
+    for column in ("options", "other_config", "external_ids"):
+        cmds += _kv_removes("Interface", pname, column, port.get(column) or {}, icur[column])
+    return cmds
 
 
 def address_plan(ports, links):
@@ -294,16 +325,11 @@ def validate_role(v, isolated=None, prefix="ovs_"):
     """Errors in the ``ovs`` role's variables (no prefix in ``v``), named as the user wrote them."""
     p = prefix
     errors = validate({"datapath": v.get("datapath"), "pmd_cpu_mask": v.get("pmd_cpu_mask")}, isolated, prefix)
-
-    def vlan(where, tag):
-        if tag is not None and not 1 <= int(tag) <= 4094:
-            errors.append("%s: VLAN %s is outside 1..4094; VLAN 0 and 4095 are reserved" % (where, tag))
-
-    for i, tag in enumerate(v.get("uplink_trunks") or []):
-        vlan("%suplink_trunks[%d]" % (p, i), tag)
+    errors += _vlan_errors(None, None, "%suplink_trunks" % p, v.get("uplink_trunks"))
     n_rxq = v.get("uplink_n_rxq")
     if n_rxq is not None and (not str(n_rxq).lstrip("-").isdigit() or int(n_rxq) < 1):
-        errors.append("%suplink_n_rxq: %s is below 1; give the number of RX queues (seed 000: 1 on the DUT, 6 on the generator)" % (p, n_rxq))
+        errors.append("%suplink_n_rxq: %s is below 1; give the number of RX queues "
+                      "(the ConnectX-6 Lx reference bench: 1 on the DUT, 6 on the generator)" % (p, n_rxq))
     affinity = v.get("uplink_pmd_rxq_affinity")
     if affinity:
         if not AFFINITY_RE.match(str(affinity)):
@@ -314,18 +340,13 @@ def validate_role(v, isolated=None, prefix="ovs_"):
                 errors.append("%suplink_pmd_rxq_affinity: cores %s are outside %spmd_cpu_mask %s"
                               % (p, ",".join(str(c) for c in sorted(outside)), p, v["pmd_cpu_mask"]))
     for i, rep in enumerate(v.get("representors") or []):
-        vlan("%srepresentors[%d].tag" % (p, i), rep.get("tag"))
+        errors += _vlan_errors("%srepresentors[%d].tag" % (p, i), rep.get("tag"), None, None)
         if rep.get("bridge") not in (None, v.get("underlay_bridge"), v.get("integration_bridge")):
             errors.append("%srepresentors[%d].bridge: %r is neither %s nor %s"
                           % (p, i, rep.get("bridge"), v.get("underlay_bridge"), v.get("integration_bridge")))
     for i, port in enumerate(v.get("internal_ports") or []):
-        vlan("%sinternal_ports[%d].tag" % (p, i), port.get("tag"))
-        if port.get("address") is not None:
-            try:
-                if "/" not in str(port["address"]):
-                    raise ValueError(port["address"])
-                ipaddress.ip_interface(str(port["address"]))
-            except ValueError:
-                errors.append("%sinternal_ports[%d].address: %r is not an address with a prefix length such as 10.10.0.3/24"
-                              % (p, i, port["address"]))
+        errors += _vlan_errors("%sinternal_ports[%d].tag" % (p, i), port.get("tag"), None, None)
+        if port.get("address") is not None and not _prefixed_address(port["address"]):
+            errors.append("%sinternal_ports[%d].address: %r is not an address with a prefix length such as 10.10.0.3/24"
+                          % (p, i, port["address"]))
     return errors

@@ -25,11 +25,9 @@ __metaclass__ = type
 import ipaddress
 import re
 
-from ansible_collections.offload.testbed.plugins.module_utils.cpulist import parse_cpulist
+from ansible_collections.offload.testbed.plugins.module_utils import validate as rules
 
 MODES = ("trex", "softgen")
-PCI_RE = re.compile(r"^[0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-1][0-9A-Fa-f]\.[0-7]$")
-MAC_RE = re.compile(r"^([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$")
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 IFNAME_RE = re.compile(r"^[A-Za-z0-9_.@-]{1,15}$")
 NETNS_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -48,13 +46,6 @@ def _int(value):
         return None
 
 
-def _ipv4(value):
-    try:
-        return ipaddress.IPv4Address(str(value))
-    except ValueError:
-        return None
-
-
 def rpc_port(instance):
     return _int(instance.get("rpc_port", DEFAULT_RPC_PORT))
 
@@ -68,15 +59,24 @@ def dual_if_count(instance):
     return (len(instance.get("ports") or []) + 1) // 2
 
 
+def _ipv4_error(name, value):
+    """``value`` as an IPv4 address: None, or the message naming ``name``."""
+    try:
+        ipaddress.IPv4Address(str(value))
+    except ValueError:
+        return "%s: %r is not an IPv4 address" % (name, value)
+    return None
+
+
 def _port_errors(where, port, mode):
+    """One port's values: the PCI address (trex) or namespace and interface (softgen), addresses, MACs, VLAN."""
     errors = []
     if mode == "trex":
         pci = port.get("pci")
         if not pci:
             errors.append("%s.pci: missing; real TRex takes its ports by PCI address (DDDD:BB:DD.F, e.g. 0000:32:00.0)" % where)
-        elif not PCI_RE.match(str(pci)):
-            errors.append("%s.pci: %r is not a PCI address DDDD:BB:DD.F (e.g. 0000:32:00.0); take it from "
-                          "'ethtool -i IFACE' (bus-info) or 'lspci -D'" % (where, pci))
+        else:
+            errors.append(rules.pci_address("%s.pci" % where, pci))
         ip, gateway, dest_mac = port.get("ip"), port.get("default_gw"), port.get("dest_mac")
         if not dest_mac and not (ip and gateway):
             errors.append("%s: give ip and default_gw (L3: TRex resolves the gateway) or dest_mac (L2)" % where)
@@ -91,16 +91,15 @@ def _port_errors(where, port, mode):
         elif not IFNAME_RE.match(str(port["iface"])):
             errors.append("%s.iface: %r is not an interface name (at most 15 characters)" % (where, port["iface"]))
     for key in ("ip", "default_gw"):
-        if port.get(key) and _ipv4(port[key]) is None:
-            errors.append("%s.%s: %r is not an IPv4 address" % (where, key, port[key]))
+        if port.get(key):
+            errors.append(_ipv4_error("%s.%s" % (where, key), port[key]))
+    # TRex sends from src_mac to dest_mac: both name one port, neither is multicast.
     for key in ("dest_mac", "src_mac"):
-        if port.get(key) and not MAC_RE.match(str(port[key])):
-            errors.append("%s.%s: %r is not a MAC address (xx:xx:xx:xx:xx:xx)" % (where, key, port[key]))
+        if port.get(key):
+            errors.append(rules.mac_address("%s.%s" % (where, key), port[key]))
     if port.get("vlan") is not None:
-        vlan = _int(port["vlan"])
-        if vlan is None or not 1 <= vlan <= 4094:
-            errors.append("%s.vlan: %r is outside 1..4094; leave vlan unset for an untagged port" % (where, port["vlan"]))
-    return errors
+        errors.append(rules.vlan_id("%s.vlan" % where, port["vlan"], "leave vlan unset for an untagged port"))
+    return [error for error in errors if error]
 
 
 def _thread_errors(where, instance, isolated, seen_cpus):
@@ -169,68 +168,78 @@ def validate(instances, mode="trex", isolated_cpus=None, prefix="trex_server_", 
     ``archive`` (mode ``trex``), a dict with ``url``, ``src``, ``checksum`` and
     ``version``, is checked with :func:`archive_errors`.
     """
-    var = prefix + "instances"
-    errors = []
     if mode not in MODES:
         return ["%smode: %r must be one of %s" % (prefix, mode, ", ".join(MODES))]
-    if mode == "trex" and archive is not None:
-        errors.extend(archive_errors(archive, prefix))
+    errors = archive_errors(archive, prefix) if mode == "trex" and archive is not None else []
     if not isinstance(instances, list) or not instances:
-        return errors + ["%s: declare at least one instance (a list of dicts with name and ports)" % var]
+        return errors + ["%sinstances: declare at least one instance (a list of dicts with name and ports)" % prefix]
     isolated = None
     if mode == "trex":
-        try:
-            isolated = parse_cpulist(isolated_cpus or "")
-        except ValueError as exc:
-            errors.append("%sisolated_cpus: %r is not a cpulist (%s), e.g. 2-15,34-47" % (prefix, isolated_cpus, exc))
-            isolated = None
-        else:
-            if not isolated:
-                errors.append("%sisolated_cpus: empty; TRex threads must be pinned to isolated CPUs "
-                              "(boot_params_isolated_cpus, e.g. 2-15,34-47)" % prefix)
-                isolated = None
-    names, sockets, ports_seen, cpus_seen = {}, {}, {}, {}
+        isolated, error = _isolated_cpus(isolated_cpus, prefix)
+        errors.extend(error)
+    # what the instances before took: names, TCP ports, generator ports, CPUs; each with where it was
+    seen = {"names": {}, "sockets": {}, "ports": {}, "cpus": {}}
     for index, instance in enumerate(instances):
-        where = "%s[%d]" % (var, index)
-        if not isinstance(instance, dict):
-            errors.append("%s: must be a dict with name and ports" % where)
-            continue
-        name = instance.get("name")
-        if not name or not NAME_RE.match(str(name)):
-            errors.append("%s.name: %r must be 1-32 letters, digits, '-' or '_' (it names the service and config file)" % (where, name))
-        elif name in names:
-            errors.append("%s.name: %r is already the name of %s" % (where, name, names[name]))
+        errors.extend(_instance_errors("%sinstances[%d]" % (prefix, index), instance, mode, isolated, seen))
+    return errors
+
+
+def _isolated_cpus(value, prefix):
+    """``trex_server_isolated_cpus`` as a set of CPUs, or None and why not."""
+    cpus, error = rules.cpu_list("%sisolated_cpus" % prefix, value or "")
+    if error:
+        return None, [error]
+    if not cpus:
+        return None, ["%sisolated_cpus: empty; TRex threads must be pinned to isolated CPUs "
+                      "(boot_params_isolated_cpus, e.g. 2-15,34-47)" % prefix]
+    return cpus, []
+
+
+def _instance_errors(where, instance, mode, isolated, seen):
+    """One instance: its name, TCP ports, generator ports and (trex) threads, against what ``seen`` holds."""
+    if not isinstance(instance, dict):
+        return ["%s: must be a dict with name and ports" % where]
+    errors = []
+    name = instance.get("name")
+    if not name or not NAME_RE.match(str(name)):
+        errors.append("%s.name: %r must be 1-32 letters, digits, '-' or '_' (it names the service and config file)" % (where, name))
+    elif name in seen["names"]:
+        errors.append("%s.name: %r is already the name of %s" % (where, name, seen["names"][name]))
+    else:
+        seen["names"][name] = where
+    for key, value in (("rpc_port", rpc_port(instance)), ("pub_port", pub_port(instance))):
+        if value is None or not 1 <= value <= 65535:
+            errors.append("%s.%s: %r is not a TCP port" % (where, key, instance.get(key)))
+        elif value in seen["sockets"]:
+            errors.append("%s.%s: TCP port %d is already %s; two instances side by side need their own "
+                          "zmq_rpc_port and zmq_pub_port" % (where, key, value, seen["sockets"][value]))
         else:
-            names[name] = where
-        for key, value in (("rpc_port", rpc_port(instance)), ("pub_port", pub_port(instance))):
-            if value is None or not 1 <= value <= 65535:
-                errors.append("%s.%s: %r is not a TCP port" % (where, key, instance.get(key)))
-            elif value in sockets:
-                errors.append("%s.%s: TCP port %d is already %s; two instances side by side need their own "
-                              "zmq_rpc_port and zmq_pub_port" % (where, key, value, sockets[value]))
-            else:
-                sockets[value] = "%s.%s" % (where, key)
-        ports = instance.get("ports")
-        if not isinstance(ports, list) or not ports:
-            errors.append("%s.ports: declare at least one port" % where)
-            ports = []
-        for pindex, port in enumerate(ports):
-            pwhere = "%s.ports[%d]" % (where, pindex)
-            if not isinstance(port, dict):
-                errors.append("%s: must be a dict" % pwhere)
-                continue
-            errors.extend(_port_errors(pwhere, port, mode))
-            if mode == "trex":
-                key = str(port.get("pci") or "").lower()
-            else:
-                key = "%s/%s" % (port.get("netns") or "", port.get("iface") or "")
-            if key and key != "/":
-                if key in ports_seen:
-                    errors.append("%s: port %s is already %s; one port belongs to one instance" % (pwhere, key, ports_seen[key]))
-                else:
-                    ports_seen[key] = pwhere
-        if mode == "trex":
-            errors.extend(_thread_errors(where, instance, isolated, cpus_seen))
+            seen["sockets"][value] = "%s.%s" % (where, key)
+    ports = instance.get("ports")
+    if not isinstance(ports, list) or not ports:
+        errors.append("%s.ports: declare at least one port" % where)
+        ports = []
+    for pindex, port in enumerate(ports):
+        errors.extend(_port_entry_errors("%s.ports[%d]" % (where, pindex), port, mode, seen["ports"]))
+    if mode == "trex":
+        errors.extend(_thread_errors(where, instance, isolated, seen["cpus"]))
+    return errors
+
+
+def _port_entry_errors(where, port, mode, ports_seen):
+    """One entry of an instance's ports: its values, and whether another entry has the same port already."""
+    if not isinstance(port, dict):
+        return ["%s: must be a dict" % where]
+    errors = _port_errors(where, port, mode)
+    if mode == "trex":
+        key = str(port.get("pci") or "").lower()
+    else:
+        key = "%s/%s" % (port.get("netns") or "", port.get("iface") or "")
+    if key and key != "/":
+        if key in ports_seen:
+            errors.append("%s: port %s is already %s; one port belongs to one instance" % (where, key, ports_seen[key]))
+        else:
+            ports_seen[key] = where
     return errors
 
 

@@ -31,12 +31,20 @@ def show(value):
     return repr(value) if isinstance(value, str) else str(value)
 
 
+def base60(value):
+    """The hint for a number YAML 1.1 read from an unquoted ``50:54:00:00:00:06`` or ``0000:08:00.1``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return ''
+    return (' (YAML reads an unquoted value made of decimal groups separated by colons as a base-60 number; '
+            'put the value in quotes)')
+
+
 def pci_address(name, value):
     """A PCI address in full form, domain included: ``0000:08:00.1``."""
     if isinstance(value, str) and PCI_RE.match(value):
         return None
-    return ('%s: %s is not a PCI address; write domain:bus:device.function in hexadecimal, '
-            'for example 0000:08:00.1 (lspci -D shows it)' % (name, show(value)))
+    return ('%s: %s is not a PCI address%s; write domain:bus:device.function in hexadecimal, '
+            'for example "0000:08:00.1" (lspci -D shows it)' % (name, show(value), base60(value)))
 
 
 def vlan_id(name, value, unset='leave it unset for untagged'):
@@ -51,8 +59,8 @@ def vlan_id(name, value, unset='leave it unset for untagged'):
 def mac_address(name, value, unicast=True):
     """A MAC address ``50:54:00:00:00:06``; with ``unicast``, neither multicast nor all zeros."""
     if not isinstance(value, str) or not MAC_RE.match(value):
-        return ('%s: %s is not a MAC address; write six pairs of hexadecimal digits separated by colons, '
-                'for example 50:54:00:00:00:06' % (name, show(value)))
+        return ('%s: %s is not a MAC address%s; write six pairs of hexadecimal digits separated by colons, '
+                'for example "50:54:00:00:00:06"' % (name, show(value), base60(value)))
     if unicast and int(value[:2], 16) & 1:
         return ('%s: %s is a multicast address; a port needs a unicast one (an even first octet, '
                 'for example 02:%s)' % (name, show(value), value[3:]))
@@ -99,25 +107,31 @@ def hugepage_args(tokens):
 
     ``hugepages=`` before any ``hugepagesz=`` counts for ``default_hugepagesz``
     (2M when unset). Sizes that are no size at all are keyed by their text.
+    A size named by ``hugepagesz=`` or ``default_hugepagesz=`` without a count
+    is there with 0, so that :func:`hugepages` can refuse a size the CPU cannot map.
     """
-    default = next((t.split('=', 1)[1] for t in tokens if t.startswith('default_hugepagesz=')), '2M')
-    size, pages = page_size_kib(default) or default, {}
+    default = next((t.split('=', 1)[1] for t in tokens if t.startswith('default_hugepagesz=')), None)
+    size = page_size_kib(default or '2M') or default
+    pages = {size: 0} if default is not None else {}
     for token in tokens:
-        key, _, value = token.partition('=')
+        key, dummy, value = token.partition('=')
         if key == 'hugepagesz':
             size = page_size_kib(value) or value
+            pages.setdefault(size, 0)
         elif key == 'hugepages' and value.isdigit():
             pages[size] = pages.get(size, 0) + int(value)
     return pages
 
 
-def hugepages(name, pages, mem_total_kib=None, flags=None, max_fraction=0.9):
+def hugepages(name, pages, mem_total_kib=None, flags=None, max_fraction=0.9, named=False, fix=None):
     """Every hugepage size against the CPU's flags, and their sum against the memory.
 
     ``pages`` maps a size in KiB (or the text of a size that is none) to a
     count. ``flags`` is the set of /proc/cpuinfo flags (unchecked when
     ``None``); ``mem_total_kib`` is MemTotal (unchecked when ``None``).
-    Returns a list of messages.
+    With ``named``, a size with no page is checked against the flags too
+    (a ``hugepagesz=1G`` on the command line of a CPU without pdpe1gb).
+    ``fix`` replaces the advice of the memory message. Returns a list of messages.
     """
     errors = []
     for size in sorted(pages, key=str):
@@ -125,14 +139,17 @@ def hugepages(name, pages, mem_total_kib=None, flags=None, max_fraction=0.9):
             offered = ' and '.join(size_text(s) for s in sorted(HUGEPAGE_FLAGS))
             errors.append('%s: hugepage size %s is not one an x86 CPU can map; use %s'
                           % (name, show(size if not isinstance(size, int) else size_text(size)), offered))
-        elif flags is not None and pages[size] and HUGEPAGE_FLAGS[size] not in flags:
-            errors.append('%s: %d x %s pages asked, but the CPU has no %s flag in /proc/cpuinfo and cannot map %s pages; '
-                          'set them to 0' % (name, pages[size], size_text(size), HUGEPAGE_FLAGS[size], size_text(size)))
+        elif flags is not None and (pages[size] or named) and HUGEPAGE_FLAGS[size] not in flags:
+            asked = '%d x %s pages asked' % (pages[size], size_text(size)) if pages[size] else 'hugepage size %s named' % size_text(size)
+            errors.append('%s: %s, but the CPU has no %s flag in /proc/cpuinfo and cannot map %s pages; '
+                          '%s' % (name, asked, HUGEPAGE_FLAGS[size], size_text(size),
+                                  'set them to 0' if pages[size] else 'remove hugepagesz=%s' % size_text(size)))
     total = sum(size * count for size, count in pages.items() if isinstance(size, int))
     if mem_total_kib and total > mem_total_kib * max_fraction:
-        asked = ' + '.join('%d x %s' % (pages[s], size_text(s)) for s in sorted(pages) if isinstance(s, int) and pages[s])
-        errors.append('%s: %s = %.1f GiB of hugepages is above %d%% of the host memory (%.1f GiB); reserve less'
-                      % (name, asked, total / 1048576.0, int(round(max_fraction * 100)), mem_total_kib / 1048576.0))
+        asked = ' + '.join('%d x %s' % (pages[s], size_text(s)) for s in sorted(s for s in pages if isinstance(s, int)) if pages[s])
+        fix = fix or 'reserve at most %.1f GiB in all' % (mem_total_kib * max_fraction / 1048576.0)
+        errors.append('%s: %s = %.1f GiB of hugepages is above %d%% of the host memory (%.1f GiB); %s'
+                      % (name, asked, total / 1048576.0, int(round(max_fraction * 100)), mem_total_kib / 1048576.0, fix))
     return errors
 
 
@@ -141,3 +158,31 @@ def int_in(name, value, low, high, fix):
     if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
         return None
     return '%s: %s is outside %d..%d; %s' % (name, show(value), low, high, fix)
+
+
+def ipv4_address(name, value):
+    """A dotted IPv4 address (no prefix): ``10.10.0.4``."""
+    parts = value.split('.') if isinstance(value, str) else []
+    if len(parts) == 4 and all(p.isdigit() and int(p) <= 255 and (p == '0' or not p.startswith('0')) for p in parts):
+        return None
+    return '%s: %s is not an IPv4 address; write four numbers 0..255 separated by dots, for example 10.10.0.4' % (name, show(value))
+
+
+def port_number(name, value):
+    """A TCP or UDP port: 1..65535."""
+    return int_in(name, value, 1, 65535, 'give a TCP/UDP port number, for example 6642')
+
+
+def ovsdb_remote(name, value):
+    """An OVSDB remote as ovsdb-client takes it: ``ssl:IP:PORT``, ``tcp:IP:PORT`` or ``unix:PATH``; a comma-separated list too."""
+    fix = 'write ssl:IP:PORT, tcp:IP:PORT or unix:PATH (several separated by commas), for example ssl:10.10.0.4:6642'
+    if not isinstance(value, str) or not value.strip():
+        return '%s: %s is not an OVSDB remote; %s' % (name, show(value), fix)
+    for remote in value.split(','):
+        scheme, dummy, rest = remote.strip().partition(':')
+        if scheme == 'unix' and rest.startswith('/'):
+            continue
+        host, dummy, port = rest.rpartition(':')
+        if scheme not in ('ssl', 'tcp') or ipv4_address(name, host.strip('[]')) or not port.isdigit() or port_number(name, int(port)):
+            return '%s: %s is not an OVSDB remote (%r); %s' % (name, show(value), remote.strip(), fix)
+    return None

@@ -1,9 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Pure logic of the virtual lab: validation of a lab definition, the state
-read from ``ip -j`` / ``ethtool -k`` / ``ovs-vsctl --format=json``, and the
-plan of commands that turns the current state into the declared one.
+"""Pure logic of the virtual lab: validation of a lab definition, and the
+plan of commands that turns the current state (read with the parsers of
+``ip.py``, ``ethtool.py`` and ``ovsdb.py``) into the declared one.
 
 A lab definition is a dict::
 
@@ -29,40 +29,182 @@ import ipaddress
 import json
 import re
 
+from ansible_collections.offload.testbed.plugins.module_utils.ethtool import OFFLOAD_FEATURES
 from ansible_collections.offload.testbed.plugins.module_utils.ovsdb import switch_model
+from ansible_collections.offload.testbed.plugins.module_utils.validate import VLAN_MAX, VLAN_MIN, mac_address, show, vlan_id
 
 MARK_KEY = "offload-testbed"
 MARK_VALUE = "virtual_lab"
 IFNAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,15}$")
 NETNS_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
-MAC_RE = re.compile(r"^([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$")
-# ethtool -K feature name -> the line ethtool -k prints for it.
-OFFLOAD_FEATURES = {
-    "tx": "tx-checksumming",
-    "rx": "rx-checksumming",
-    "tso": "tcp-segmentation-offload",
-    "gso": "generic-segmentation-offload",
-    "gro": "generic-receive-offload",
-    "sg": "scatter-gather",
-}
 
 
 # --------------------------------------------------------------------------
 # Validation
 # --------------------------------------------------------------------------
 
-def _network(cidr):
+def _ip_value(kind, text):
+    """``kind(str(text))`` for an ``ipaddress`` factory (``ip_network`` is
+    strict: host bits set make it no network), or ``None`` when it is none."""
     try:
-        return ipaddress.ip_network(str(cidr), strict=True)
+        return kind(str(text))
     except ValueError:
         return None
 
 
-def _interface(addr):
-    try:
-        return ipaddress.ip_interface(str(addr))
-    except ValueError:
-        return None
+class _Check(object):
+    """What one validation run carries: the errors so far, the declared
+    networks (name -> subnet, ``None`` when malformed) and the names and
+    addresses already taken, each with the variable that took it."""
+
+    def __init__(self, prefix):
+        self.p = prefix
+        self.errors = []
+        self.nets = {}
+        self.seen_ns = set()
+        self.seen_if = {}
+        self.seen_addr = {}
+
+    def add(self, message):
+        self.errors.append(message)
+
+
+def _check_lab(c, lab):
+    """The settings of the whole lab: bridge, MTU, offloads."""
+    if not IFNAME_RE.match(str(lab.get("bridge") or "")):
+        c.add("%sbridge: %r is not a valid bridge name (1-15 characters of letters, digits, '_', '.', '-')" % (c.p, lab.get("bridge")))
+    mtu = lab.get("mtu")
+    if mtu is not None and not 68 <= int(mtu) <= 9216:
+        c.add("%smtu: %s is outside 68..9216; use a frame size the veth and the datapath accept, such as 1500" % (c.p, mtu))
+    for feature in lab.get("offloads_off") or []:
+        if feature not in OFFLOAD_FEATURES:
+            c.add("%soffloads_off: %r is not one of %s" % (c.p, feature, ", ".join(sorted(OFFLOAD_FEATURES))))
+
+
+def _check_networks(c, lab):
+    """Each network's name, subnet, VLAN and bridge; then no two subnets overlap."""
+    for i, net in enumerate(lab.get("networks") or []):
+        where = "%snetworks[%d]" % (c.p, i)
+        name = net.get("name")
+        if not name:
+            c.add("%s.name: every network needs a name" % where)
+            continue
+        if name in c.nets:
+            c.add("%s.name: network %r is declared twice; give each network its own name" % (where, name))
+        cidr = _ip_value(ipaddress.ip_network, net.get("cidr"))
+        if cidr is None:
+            c.add("%s.cidr: %r (network %s) is not a valid CIDR; write the network address and prefix length, "
+                  "such as 10.20.0.0/24" % (where, net.get("cidr"), name))
+        vlan = net.get("vlan")
+        # The shared VLAN rule decides; the message keeps naming the network.
+        if vlan is not None and vlan_id("%s.vlan" % where, vlan):
+            c.add("%s.vlan: %s (network %s) is outside %d..%d; VLAN 0 and 4095 are reserved, "
+                  "leave vlan unset for an untagged network" % (where, show(vlan), name, VLAN_MIN, VLAN_MAX))
+        if net.get("bridge") is not None and not IFNAME_RE.match(str(net["bridge"])):
+            c.add("%s.bridge: %r is not a valid bridge name" % (where, net["bridge"]))
+        c.nets[name] = cidr
+    cidrs = [(n, cidr) for n, cidr in c.nets.items() if cidr is not None]
+    for a in range(len(cidrs)):
+        for b in range(a + 1, len(cidrs)):
+            if cidrs[a][1].version == cidrs[b][1].version and cidrs[a][1].overlaps(cidrs[b][1]):
+                c.add("%snetworks: %s (%s) overlaps %s (%s); give each network its own subnet"
+                      % (c.p, cidrs[a][0], cidrs[a][1], cidrs[b][0], cidrs[b][1]))
+
+
+def _check_address(c, where, addr, iface, cidr, netname):
+    """An endpoint's address (``addr`` as written, ``iface`` parsed): inside
+    its network's subnet, a host address, not taken."""
+    if cidr is not None:
+        if iface.ip not in cidr or iface.network.prefixlen != cidr.prefixlen:
+            c.add("%s.address: %s is outside its subnet %s (network %s); pick an address in %s with prefix /%d"
+                  % (where, addr, cidr, netname, cidr, cidr.prefixlen))
+        elif iface.ip in (cidr.network_address, cidr.broadcast_address) and cidr.prefixlen < 31:
+            c.add("%s.address: %s is the network or broadcast address of %s; pick a host address" % (where, addr, cidr))
+    if str(iface.ip) in c.seen_addr:
+        c.add("%s.address: %s is already used by %s; addresses must be unique" % (where, iface.ip, c.seen_addr[str(iface.ip)]))
+    c.seen_addr[str(iface.ip)] = where
+
+
+def _check_endpoint(c, where, item, ifname_key):
+    """A namespace link or an internal port: name, network, address, gateway, MAC.
+
+    The address, gateway and MAC are checked only once the network is known
+    and the address (when given) is one.
+    """
+    ifname = item.get(ifname_key)
+    if not ifname or not IFNAME_RE.match(str(ifname)):
+        c.add("%s.%s: %r is not a valid interface name (1-15 characters of letters, digits, '_', '.', '-')"
+              % (where, ifname_key, ifname))
+    netname = item.get("network")
+    if netname not in c.nets:
+        c.add("%s.network: %r is not declared in %snetworks; declare it or fix the name" % (where, netname, c.p))
+        return
+    cidr = c.nets[netname]
+    addr = item.get("address")
+    if addr is None:
+        return
+    iface = _ip_value(ipaddress.ip_interface, addr)
+    if iface is None:
+        c.add("%s.address: %r is not an address with a prefix length, such as 10.20.0.3/24" % (where, addr))
+        return
+    _check_address(c, where, addr, iface, cidr, netname)
+    gateway = item.get("gateway")
+    if gateway is not None:
+        gw = _ip_value(ipaddress.ip_address, gateway)
+        if gw is None:
+            c.add("%s.gateway: %r is not an IP address" % (where, gateway))
+        elif cidr is not None and gw not in cidr:
+            c.add("%s.gateway: %s is outside the subnet %s of network %s; a gateway must be on the link"
+                  % (where, gateway, cidr, netname))
+    mac = item.get("mac")
+    if mac is not None:
+        error = mac_address("%s.mac" % where, mac)
+        if error:
+            c.add(error)
+
+
+def _check_links(c, where, ns):
+    """A namespace's veth links: each a valid endpoint, named once in the
+    namespace, with a host end no other link or port uses."""
+    local_names = set()
+    for j, link in enumerate(ns.get("links") or []):
+        lwhere = "%s.links[%d]" % (where, j)
+        _check_endpoint(c, lwhere, link, "name")
+        if link.get("name") in local_names:
+            c.add("%s.name: interface %r is declared twice in namespace %s" % (lwhere, link.get("name"), ns.get("name")))
+        local_names.add(link.get("name"))
+        peer = link.get("peer")
+        if not peer or not IFNAME_RE.match(str(peer)):
+            c.add("%s.peer: %r is not a valid interface name for the host end (1-15 characters)" % (lwhere, peer))
+        elif peer in c.seen_if:
+            c.add("%s.peer: host interface %r is already used by %s" % (lwhere, peer, c.seen_if[peer]))
+        else:
+            c.seen_if[peer] = lwhere
+
+
+def _check_namespace(c, where, ns):
+    """One namespace: its name, links, loopback addresses and routes."""
+    name = ns.get("name")
+    if not name or not NETNS_RE.match(str(name)):
+        c.add("%s.name: %r is not a valid namespace name" % (where, name))
+    elif name in c.seen_ns:
+        c.add("%s.name: namespace %r is declared twice; each namespace needs its own name" % (where, name))
+    c.seen_ns.add(name)
+    _check_links(c, where, ns)
+    for j, addr in enumerate(ns.get("loopback") or []):
+        iface = _ip_value(ipaddress.ip_interface, addr)
+        if iface is None:
+            c.add("%s.loopback[%d]: %r is not an address with a prefix length, such as 16.0.0.188/32" % (where, j, addr))
+        elif str(iface.ip) in c.seen_addr:
+            c.add("%s.loopback[%d]: %s is already used by %s; addresses must be unique" % (where, j, iface.ip, c.seen_addr[str(iface.ip)]))
+        else:
+            c.seen_addr[str(iface.ip)] = "%s.loopback[%d]" % (where, j)
+    for j, route in enumerate(ns.get("routes") or []):
+        rwhere = "%s.routes[%d]" % (where, j)
+        if _ip_value(ipaddress.ip_network, route.get("to")) is None:
+            c.add("%s.to: %r is not a valid CIDR such as 16.0.0.0/8" % (rwhere, route.get("to")))
+        if _ip_value(ipaddress.ip_address, route.get("via")) is None:
+            c.add("%s.via: %r is not an IP address" % (rwhere, route.get("via")))
 
 
 def validate(lab, prefix=""):
@@ -70,204 +212,35 @@ def validate(lab, prefix=""):
 
     ``prefix`` is put before variable names, so the role reports
     ``virtual_lab_networks[1].vlan`` and the module ``networks[1].vlan``.
-    Every message names the variable and says how to fix it.
+    Every message names the variable and says how to fix it. VLAN ids and
+    MAC addresses follow the shared rules of ``validate.py``.
     """
-    errors = []
-    nets = {}
-    p = prefix
-    if not IFNAME_RE.match(str(lab.get("bridge") or "")):
-        errors.append("%sbridge: %r is not a valid bridge name (1-15 characters of letters, digits, '_', '.', '-')" % (p, lab.get("bridge")))
-    mtu = lab.get("mtu")
-    if mtu is not None and not 68 <= int(mtu) <= 9216:
-        errors.append("%smtu: %s is outside 68..9216; use a frame size the veth and the datapath accept, such as 1500" % (p, mtu))
-    for feature in lab.get("offloads_off") or []:
-        if feature not in OFFLOAD_FEATURES:
-            errors.append("%soffloads_off: %r is not one of %s" % (p, feature, ", ".join(sorted(OFFLOAD_FEATURES))))
-
-    for i, net in enumerate(lab.get("networks") or []):
-        where = "%snetworks[%d]" % (p, i)
-        name = net.get("name")
-        if not name:
-            errors.append("%s.name: every network needs a name" % where)
-            continue
-        if name in nets:
-            errors.append("%s.name: network %r is declared twice; give each network its own name" % (where, name))
-        cidr = _network(net.get("cidr"))
-        if cidr is None:
-            errors.append("%s.cidr: %r (network %s) is not a valid CIDR; write the network address and prefix length, "
-                          "such as 10.20.0.0/24" % (where, net.get("cidr"), name))
-        vlan = net.get("vlan")
-        if vlan is not None and not 1 <= int(vlan) <= 4094:
-            errors.append("%s.vlan: %s (network %s) is outside 1..4094; VLAN 0 and 4095 are reserved, "
-                          "leave vlan unset for an untagged network" % (where, vlan, name))
-        if net.get("bridge") is not None and not IFNAME_RE.match(str(net["bridge"])):
-            errors.append("%s.bridge: %r is not a valid bridge name" % (where, net["bridge"]))
-        nets[name] = cidr
-    cidrs = [(n, c) for n, c in nets.items() if c is not None]
-    for a in range(len(cidrs)):
-        for b in range(a + 1, len(cidrs)):
-            if cidrs[a][1].version == cidrs[b][1].version and cidrs[a][1].overlaps(cidrs[b][1]):
-                errors.append("%snetworks: %s (%s) overlaps %s (%s); give each network its own subnet"
-                              % (p, cidrs[a][0], cidrs[a][1], cidrs[b][0], cidrs[b][1]))
-
-    seen_ns = set()
-    seen_if = {}
-    seen_addr = {}
-
-    def check_endpoint(where, item, ifname_key):
-        ifname = item.get(ifname_key)
-        if not ifname or not IFNAME_RE.match(str(ifname)):
-            errors.append("%s.%s: %r is not a valid interface name (1-15 characters of letters, digits, '_', '.', '-')"
-                          % (where, ifname_key, ifname))
-        netname = item.get("network")
-        if netname not in nets:
-            errors.append("%s.network: %r is not declared in %snetworks; declare it or fix the name" % (where, netname, p))
-            return
-        cidr = nets[netname]
-        addr = item.get("address")
-        if addr is None:
-            return
-        iface = _interface(addr)
-        if iface is None:
-            errors.append("%s.address: %r is not an address with a prefix length, such as 10.20.0.3/24" % (where, addr))
-            return
-        if cidr is not None:
-            if iface.ip not in cidr or iface.network.prefixlen != cidr.prefixlen:
-                errors.append("%s.address: %s is outside its subnet %s (network %s); pick an address in %s with prefix /%d"
-                              % (where, addr, cidr, netname, cidr, cidr.prefixlen))
-            elif iface.ip in (cidr.network_address, cidr.broadcast_address) and cidr.prefixlen < 31:
-                errors.append("%s.address: %s is the network or broadcast address of %s; pick a host address" % (where, addr, cidr))
-        if str(iface.ip) in seen_addr:
-            errors.append("%s.address: %s is already used by %s; addresses must be unique" % (where, iface.ip, seen_addr[str(iface.ip)]))
-        seen_addr[str(iface.ip)] = where
-        gateway = item.get("gateway")
-        if gateway is not None:
-            try:
-                gw = ipaddress.ip_address(str(gateway))
-            except ValueError:
-                errors.append("%s.gateway: %r is not an IP address" % (where, gateway))
-            else:
-                if cidr is not None and gw not in cidr:
-                    errors.append("%s.gateway: %s is outside the subnet %s of network %s; a gateway must be on the link"
-                                  % (where, gateway, cidr, netname))
-        mac = item.get("mac")
-        if mac is not None and not MAC_RE.match(str(mac)):
-            errors.append("%s.mac: %r is not a MAC address such as 50:54:00:00:00:01" % (where, mac))
-
+    c = _Check(prefix)
+    _check_lab(c, lab)
+    _check_networks(c, lab)
     for i, ns in enumerate(lab.get("namespaces") or []):
-        where = "%snamespaces[%d]" % (p, i)
-        name = ns.get("name")
-        if not name or not NETNS_RE.match(str(name)):
-            errors.append("%s.name: %r is not a valid namespace name" % (where, name))
-        elif name in seen_ns:
-            errors.append("%s.name: namespace %r is declared twice; each namespace needs its own name" % (where, name))
-        seen_ns.add(name)
-        local_names = set()
-        for j, link in enumerate(ns.get("links") or []):
-            lwhere = "%s.links[%d]" % (where, j)
-            check_endpoint(lwhere, link, "name")
-            if link.get("name") in local_names:
-                errors.append("%s.name: interface %r is declared twice in namespace %s" % (lwhere, link.get("name"), name))
-            local_names.add(link.get("name"))
-            peer = link.get("peer")
-            if not peer or not IFNAME_RE.match(str(peer)):
-                errors.append("%s.peer: %r is not a valid interface name for the host end (1-15 characters)" % (lwhere, peer))
-            elif peer in seen_if:
-                errors.append("%s.peer: host interface %r is already used by %s" % (lwhere, peer, seen_if[peer]))
-            else:
-                seen_if[peer] = lwhere
-        for j, addr in enumerate(ns.get("loopback") or []):
-            iface = _interface(addr)
-            if iface is None:
-                errors.append("%s.loopback[%d]: %r is not an address with a prefix length, such as 16.0.0.188/32" % (where, j, addr))
-            elif str(iface.ip) in seen_addr:
-                errors.append("%s.loopback[%d]: %s is already used by %s; addresses must be unique" % (where, j, iface.ip, seen_addr[str(iface.ip)]))
-            else:
-                seen_addr[str(iface.ip)] = "%s.loopback[%d]" % (where, j)
-        for j, route in enumerate(ns.get("routes") or []):
-            rwhere = "%s.routes[%d]" % (where, j)
-            if _network(route.get("to")) is None:
-                errors.append("%s.to: %r is not a valid CIDR such as 16.0.0.0/8" % (rwhere, route.get("to")))
-            try:
-                ipaddress.ip_address(str(route.get("via")))
-            except ValueError:
-                errors.append("%s.via: %r is not an IP address" % (rwhere, route.get("via")))
-
+        _check_namespace(c, "%snamespaces[%d]" % (prefix, i), ns)
     for i, port in enumerate(lab.get("internal_ports") or []):
-        where = "%sinternal_ports[%d]" % (p, i)
-        check_endpoint(where, port, "name")
-        if port.get("name") in seen_if:
-            errors.append("%s.name: host interface %r is already used by %s" % (where, port.get("name"), seen_if[port.get("name")]))
-        seen_if[port.get("name")] = where
-    return errors
+        where = "%sinternal_ports[%d]" % (prefix, i)
+        _check_endpoint(c, where, port, "name")
+        if port.get("name") in c.seen_if:
+            c.add("%s.name: host interface %r is already used by %s" % (where, port.get("name"), c.seen_if[port.get("name")]))
+        c.seen_if[port.get("name")] = where
+    return c.errors
 
 
 # --------------------------------------------------------------------------
 # Reading state
 # --------------------------------------------------------------------------
 
-def parse_netns_list(text):
-    """``ip netns list`` -> set of names (``name (id: 3)`` lines tolerated)."""
-    names = set()
-    for line in (text or "").splitlines():
-        line = line.strip()
-        if line:
-            names.add(line.split()[0])
-    return names
-
-
-def parse_ip_addr_json(text):
-    """``ip -j [-n NS] addr show`` -> {ifname: {"mtu", "mac", "up", "addresses", "kind"}}.
-
-    Only global addresses count (``scope global``); link-local ones are the
-    kernel's, not the lab's.
-    """
-    links = {}
-    text = (text or "").strip()
-    if not text:
-        return links
-    for item in json.loads(text):
-        name = item.get("ifname")
-        addrs = set()
-        for info in item.get("addr_info", []):
-            if info.get("scope") == "global" and info.get("local") is not None:
-                addrs.add("%s/%s" % (info["local"], info.get("prefixlen")))
-        links[name] = {
-            "mtu": item.get("mtu"),
-            "mac": (item.get("address") or "").lower(),
-            "up": "UP" in (item.get("flags") or []),
-            "addresses": addrs,
-        }
-    return links
-
-
-def parse_ip_route_json(text):
-    """``ip -j route show`` -> {destination: gateway}; ``default`` for the default route."""
-    routes = {}
-    text = (text or "").strip()
-    if not text:
-        return routes
-    for item in json.loads(text):
-        routes[item.get("dst")] = item.get("gateway")
-    return routes
-
-
-def parse_ethtool_features(text):
-    """``ethtool -k DEV`` -> {feature line name: bool on}."""
-    feats = {}
-    for line in (text or "").splitlines():
-        if ":" not in line or line.startswith("Features for"):
-            continue
-        key, _sep, rest = line.partition(":")
-        value = rest.strip().split(" ")[0]
-        if value in ("on", "off"):
-            feats[key.strip()] = value == "on"
-    return feats
-
-
 def parse_ovs_state(bridges_json, ports_json, interfaces_json):
     """Three ``ovs-vsctl --format=json list`` outputs -> the switch model of
-    :func:`ovsdb.switch_model` (bridges, ports, interfaces)."""
+    :func:`ovsdb.switch_model` (bridges, ports, interfaces).
+
+    The other outputs the lab reads are parsed by ``ip.py`` (``ip netns
+    list``, ``ip -j addr``, ``ip -j route``) and ``ethtool.py``
+    (``ethtool -k``).
+    """
     return switch_model(bridges_json, ports_json, interfaces_json)
 
 
@@ -335,22 +308,8 @@ def _converge_link(lab, ns, dev, item, cur, feats, cmds):
             cmds.append(ip + ["addr", "add", want, "dev", dev])
 
 
-def plan_present(lab, state):
-    """Plan for ``state: present``.
-
-    ``state`` is ``{"netns": set, "root_links": {ifname: link}, "ns_links":
-    {ns: {ifname: link}}, "ns_routes": {ns: {dst: gw}}, "features": {(ns or
-    "", dev): {feature: on}}, "ovs": parse_ovs_state(...)}``.
-
-    Returns ``(pre, ovs, post)``: ``ip``/``ethtool`` commands to run first,
-    ovs-vsctl sub-commands for ONE transaction, then commands for the
-    internal ports the transaction creates.
-    """
-    pre, ovs_cmds, post = [], [], []
-    ovs = state["ovs"]
-    root = state["root_links"]
-    features = state.get("features", {})
-
+def _plan_bridges(lab, ovs, ovs_cmds):
+    """Create the lab's bridges, or set the datapath and fail mode that differ."""
     for br in bridges_of(lab):
         cur = ovs["bridges"].get(br)
         settings = ["datapath_type=%s" % lab["datapath_type"]]
@@ -368,71 +327,98 @@ def plan_present(lab, state):
         if wrong:
             ovs_cmds.append(["set", "Bridge", br] + wrong)
 
-    def ovs_port(name, item, iface_type=None):
-        bridge, vlan = _port_place(lab, item)
-        cur = ovs["ports"].get(name)
-        iface = ovs["interfaces"].get(name, {})
-        if cur is not None and cur["bridge"] != bridge:
-            ovs_cmds.append(["del-port", cur["bridge"], name])
-            cur = None
-        if cur is None:
-            cmd = ["add-port", bridge, name]
-            if vlan:
-                cmd.append("tag=%d" % int(vlan))
-            ovs_cmds.append(cmd)
-            iface = {}
-        elif cur["tag"] != (int(vlan) if vlan else None):
-            ovs_cmds.append(["set", "Port", name, "tag=%d" % int(vlan)] if vlan else ["remove", "Port", name, "tag", str(cur["tag"])])
-        want_ids = {MARK_KEY: MARK_VALUE}
-        if item.get("iface_id"):
-            want_ids["iface-id"] = item["iface_id"]
-        have_ids = iface.get("external_ids", {})
-        sets = ["external_ids:%s=%s" % (k, json.dumps(v)) for k, v in sorted(want_ids.items()) if have_ids.get(k) != v]
-        if iface_type and iface.get("type") != iface_type:
-            sets.insert(0, "type=%s" % iface_type)
-        if sets:
-            ovs_cmds.append(["set", "Interface", name] + sets)
 
+def _plan_ovs_port(lab, ovs, ovs_cmds, name, item, iface_type=None):
+    """Put port ``name`` on its network's bridge with its VLAN tag, the lab's
+    mark, its ``iface-id`` and (for internal ports) its interface type."""
+    bridge, vlan = _port_place(lab, item)
+    cur = ovs["ports"].get(name)
+    iface = ovs["interfaces"].get(name, {})
+    if cur is not None and cur["bridge"] != bridge:
+        ovs_cmds.append(["del-port", cur["bridge"], name])
+        cur = None
+    if cur is None:
+        cmd = ["add-port", bridge, name]
+        if vlan:
+            cmd.append("tag=%d" % int(vlan))
+        ovs_cmds.append(cmd)
+        iface = {}
+    elif cur["tag"] != (int(vlan) if vlan else None):
+        ovs_cmds.append(["set", "Port", name, "tag=%d" % int(vlan)] if vlan else ["remove", "Port", name, "tag", str(cur["tag"])])
+    want_ids = {MARK_KEY: MARK_VALUE}
+    if item.get("iface_id"):
+        want_ids["iface-id"] = item["iface_id"]
+    have_ids = iface.get("external_ids", {})
+    sets = ["external_ids:%s=%s" % (k, json.dumps(v)) for k, v in sorted(want_ids.items()) if have_ids.get(k) != v]
+    if iface_type and iface.get("type") != iface_type:
+        sets.insert(0, "type=%s" % iface_type)
+    if sets:
+        ovs_cmds.append(["set", "Interface", name] + sets)
+
+
+def _plan_veth(lab, state, ns, link, links, pre):
+    """(Re)create one veth wire when either end is missing, then converge both ends."""
+    name, peer, dev = ns["name"], link["peer"], link["name"]
+    features = state.get("features", {})
+    inside = links.get(dev)
+    outside = state["root_links"].get(peer)
+    if outside is None or inside is None:
+        if inside is not None:
+            pre.append(["ip", "-n", name, "link", "del", "dev", dev])
+        if outside is not None:
+            pre.append(["ip", "link", "del", "dev", peer])
+        pre.append(["ip", "link", "add", peer, "type", "veth", "peer", "name", dev, "netns", name])
+        inside = outside = None
+    _converge_link(lab, None, peer, {}, outside, features.get(("", peer)) if outside else None, pre)
+    _converge_link(lab, name, dev, link, inside, features.get((name, dev)) if inside else None, pre)
+
+
+def _plan_namespace(lab, state, ns, pre, ovs_cmds):
+    """One namespace: create it, its loopback, its veth wires and ports, its routes."""
+    name = ns["name"]
+    exists = name in state["netns"]
+    links = state["ns_links"].get(name, {}) if exists else {}
+    if not exists:
+        pre.append(["ip", "netns", "add", name])
+    lo = links.get("lo")
+    if lo is None or not lo["up"]:
+        pre.append(["ip", "-n", name, "link", "set", "dev", "lo", "up"])
+    for addr in ns.get("loopback") or []:
+        want = str(ipaddress.ip_interface(addr))
+        if lo is None or want not in lo["addresses"]:
+            pre.append(["ip", "-n", name, "addr", "add", want, "dev", "lo"])
+    for link in ns.get("links") or []:
+        _plan_veth(lab, state, ns, link, links, pre)
+        _plan_ovs_port(lab, state["ovs"], ovs_cmds, link["peer"], link)
+    routes = state["ns_routes"].get(name, {}) if exists else {}
+    gateways = [link["gateway"] for link in ns.get("links") or [] if link.get("gateway")]
+    if gateways and routes.get("default") != gateways[0]:
+        pre.append(["ip", "-n", name, "route", "replace", "default", "via", gateways[0]])
+    for route in ns.get("routes") or []:
+        dst = str(ipaddress.ip_network(route["to"]))
+        if routes.get(dst) != route["via"]:
+            pre.append(["ip", "-n", name, "route", "replace", dst, "via", route["via"]])
+
+
+def plan_present(lab, state):
+    """Plan for ``state: present``.
+
+    ``state`` is ``{"netns": set, "root_links": {ifname: link}, "ns_links":
+    {ns: {ifname: link}}, "ns_routes": {ns: {dst: gw}}, "features": {(ns or
+    "", dev): {feature: on}}, "ovs": parse_ovs_state(...)}``.
+
+    Returns ``(pre, ovs, post)``: ``ip``/``ethtool`` commands to run first,
+    ovs-vsctl sub-commands for ONE transaction, then commands for the
+    internal ports the transaction creates.
+    """
+    pre, ovs_cmds, post = [], [], []
+    features = state.get("features", {})
+    _plan_bridges(lab, state["ovs"], ovs_cmds)
     for ns in lab.get("namespaces") or []:
-        name = ns["name"]
-        exists = name in state["netns"]
-        links = state["ns_links"].get(name, {}) if exists else {}
-        if not exists:
-            pre.append(["ip", "netns", "add", name])
-        lo = links.get("lo")
-        if lo is None or not lo["up"]:
-            pre.append(["ip", "-n", name, "link", "set", "dev", "lo", "up"])
-        for addr in ns.get("loopback") or []:
-            want = str(ipaddress.ip_interface(addr))
-            if lo is None or want not in lo["addresses"]:
-                pre.append(["ip", "-n", name, "addr", "add", want, "dev", "lo"])
-        for link in ns.get("links") or []:
-            peer, dev = link["peer"], link["name"]
-            inside = links.get(dev)
-            outside = root.get(peer)
-            if outside is None or inside is None:
-                if inside is not None:
-                    pre.append(["ip", "-n", name, "link", "del", "dev", dev])
-                if outside is not None:
-                    pre.append(["ip", "link", "del", "dev", peer])
-                pre.append(["ip", "link", "add", peer, "type", "veth", "peer", "name", dev, "netns", name])
-                inside = outside = None
-            host_item = {}
-            _converge_link(lab, None, peer, host_item, outside, features.get(("", peer)) if outside else None, pre)
-            _converge_link(lab, name, dev, link, inside, features.get((name, dev)) if inside else None, pre)
-            ovs_port(peer, link)
-        routes = state["ns_routes"].get(name, {}) if exists else {}
-        gateways = [link["gateway"] for link in ns.get("links") or [] if link.get("gateway")]
-        if gateways and routes.get("default") != gateways[0]:
-            pre.append(["ip", "-n", name, "route", "replace", "default", "via", gateways[0]])
-        for route in ns.get("routes") or []:
-            dst = str(ipaddress.ip_network(route["to"]))
-            if routes.get(dst) != route["via"]:
-                pre.append(["ip", "-n", name, "route", "replace", dst, "via", route["via"]])
-
+        _plan_namespace(lab, state, ns, pre, ovs_cmds)
     for port in lab.get("internal_ports") or []:
-        ovs_port(port["name"], port, "internal")
-        cur = root.get(port["name"])
+        _plan_ovs_port(lab, state["ovs"], ovs_cmds, port["name"], port, "internal")
+        cur = state["root_links"].get(port["name"])
         _converge_link(lab, None, port["name"], port, cur, features.get(("", port["name"])) if cur else None, post)
     return pre, ovs_cmds, post
 
@@ -485,27 +471,11 @@ def summary(lab, state):
     for ns in lab.get("namespaces") or []:
         links = state["ns_links"].get(ns["name"], {})
         out["namespaces"][ns["name"]] = dict(
-            (l["name"], sorted(links[l["name"]]["addresses"]) if l["name"] in links else None)
-            for l in ns.get("links") or [])
+            (link["name"], sorted(links[link["name"]]["addresses"]) if link["name"] in links else None)
+            for link in ns.get("links") or [])
         if ns["name"] not in state["netns"]:
             out["namespaces"][ns["name"]] = None
     for port in lab.get("internal_ports") or []:
         cur = state["root_links"].get(port["name"])
         out["internal_ports"][port["name"]] = sorted(cur["addresses"]) if cur else None
     return out
-
-
-_OFCTL_COUNTER_RE = re.compile(r"\b(rx|tx) pkts=(\d+), bytes=(\d+)")
-
-
-def parse_ofctl_port_stats(text):
-    """``ovs-ofctl dump-ports BRIDGE PORT`` -> {"rx_packets", "rx_bytes", "tx_packets", "tx_bytes"}.
-
-    Unlike the Interface table's ``statistics`` column, which OVS refreshes
-    every few seconds, these counters are read live from the datapath.
-    """
-    stats = {}
-    for direction, pkts, nbytes in _OFCTL_COUNTER_RE.findall(text or ""):
-        stats["%s_packets" % direction] = int(pkts)
-        stats["%s_bytes" % direction] = int(nbytes)
-    return stats

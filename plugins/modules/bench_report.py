@@ -16,7 +16,7 @@ description:
   - Reads every C(*.json) result file of M(offload.testbed.trex_bench) in O(results_dir) (schema C(docs/results-schema.json),
     versions 1 and 2; a file of another version is skipped with a warning).
   - Writes O(output_dir)/report.md and O(output_dir)/report.html with the bounds of every goal per datapath, scenario,
-    protocol and frame size, and, with O(compare), the speedup table of one datapath against another in seed 000's form.
+    protocol and frame size, and, with O(compare), the speedup table of one datapath against another in the form of the ConnectX-6 Lx reference bench's results.
   - With repeats (C(repeat) of M(offload.testbed.trex_bench), schema version 2) every bound is the median of the repeats' bounds, shown with
     their min to max, spread (max - min) / median, relative interquartile range (4 repeats or more; quartiles by linear
     interpolation, Hyndman and Fan's type 7) and the number of repeats. The speedup is median(A) / median(B) with the

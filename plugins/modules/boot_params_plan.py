@@ -17,9 +17,16 @@ description:
     vendor, the memory size, the running command line, the 1G hugepages per NUMA node and the isolated CPUs from
     sysfs and procfs, and changes nothing.
   - Returns the kernel arguments of the bench (IOMMU, 1G hugepages, isolated CPUs closed under their hyper-thread
-    siblings) and the reasons the host cannot take them (isolating CPU 0 or a whole NUMA node, hugepages above a
-    share of the memory, 1G pages on a CPU without C(pdpe1gb)); the C(boot_params) role refuses on those before it
-    changes anything.
+    siblings) and the reasons the host cannot take them; the C(boot_params) role refuses on those before it changes
+    anything. Each reason names the role's variable (C(boot_params_<option>)), the bad value and the fix.
+  - The reasons are isolating CPU 0 or a whole NUMA node, CPUs the host does not have or a list that is no cpulist,
+    isolation arguments listed twice or none for the CPUs; hugepages of every size (1G, 2M and those of the extra
+    arguments together) above a share of the memory, a page size the CPU cannot map (1G without C(pdpe1gb), anything
+    but 2M and 1G), negative counts; an IOMMU vendor that is not the CPU's; extra arguments that are not one argument
+    each or contradict the role's; a memory share outside 0..1; sysfs and procfs roots that are none; and, when
+    given, a grubby or update-grub command the host does not have, a GRUB drop-in that GRUB does not read or whose
+    directory does not exist, a reboot command the host does not have, a reboot timeout outside 10..86400, a state
+    file path that is none.
   - Also returns what the running kernel did not take, for the check after a reboot.
 author:
   - offload.testbed developers (@offload-testbed)
@@ -71,10 +78,37 @@ options:
     description: Where procfs is mounted (a fake tree in tests).
     type: path
     default: /proc
+  method:
+    description: How the role writes the arguments (C(boot_params_method) resolved); selects which of the following are checked.
+    type: str
+    choices: [grubby, grub_dropin]
+  grubby_command:
+    description: The grubby command, checked on the host's PATH with O(method=grubby).
+    type: str
+  update_grub_command:
+    description: The command that regenerates the GRUB configuration, checked with O(method=grub_dropin).
+    type: list
+    elements: str
+  grub_dropin:
+    description: The GRUB drop-in, checked with O(method=grub_dropin).
+    type: str
+  state_file:
+    description: The role's record of what it wrote.
+    type: str
+  reboot_ok:
+    description: Whether the role may reboot; with it, O(reboot_command) is checked.
+    type: bool
+  reboot_timeout:
+    description: Seconds a reboot may take.
+    type: int
+  reboot_command:
+    description: The command that reboots the host and returns once it is back (empty for M(ansible.builtin.reboot)).
+    type: list
+    elements: str
 """
 
 EXAMPLES = r"""
-- name: Seed 000's arguments, CPUs 2-15 and their siblings isolated
+- name: The ConnectX-6 Lx reference bench's arguments, CPUs 2-15 and their siblings isolated
   offload.testbed.boot_params_plan:
     iommu: intel
     hugepages_1g: 32
@@ -194,6 +228,8 @@ def read_host(sysfs, procfs):
         if match:
             mem_total = int(match.group(1))
     return {
+        'procfs_ok': os.path.isfile(os.path.join(procfs, 'cpuinfo')),
+        'sysfs_ok': os.path.isdir(cpu_dir),
         'online': online,
         'siblings': siblings,
         'nodes': nodes,
@@ -210,26 +246,24 @@ def read_host(sysfs, procfs):
     }
 
 
-def plan(params, host):
-    """The module's result from its parameters and :func:`read_host`'s values."""
-    errors = []
-    try:
-        requested = parse_cpulist(params['isolated_cpus'])
-    except ValueError as exc:
-        requested = set()
-        errors.append('boot_params_isolated_cpus: %s; write a kernel cpulist such as 2-15,34-47' % exc)
-    if params['hugepages_1g'] < 0 or params['hugepages_2m'] < 0:
-        errors.append('boot_params_hugepages_1g and boot_params_hugepages_2m cannot be negative')
-    iommu = bp.iommu_vendor(params['iommu'], host['vendor'])
-    if iommu is None:
-        errors.append('boot_params_iommu: auto cannot tell the IOMMU from CPU vendor %r; set intel, amd or none' % host['vendor'])
-    isolated = bp.isolated_set(requested, host['siblings'])
-    if requested and not host['siblings']:
-        errors.append('boot_params_isolated_cpus: no thread_siblings_list under %s; cannot add the hyper-thread siblings' % params['sysfs_root'])
-    errors.extend(bp.refusals(params['hugepages_1g'], requested, isolated, host, params['max_memory_fraction']))
-    args = bp.wanted_args(iommu, params['hugepages_1g'], isolated, params['isolation_args'], params['hugepages_2m'], params['extra_args'])
+def plan(params, host, programs=None, directories=None):
+    """The module's result from its parameters and :func:`read_host`'s values.
+
+    ``programs`` and ``directories`` are what :func:`probe` found on the host.
+    """
+    errors = root_errors(params, host)
+    requested, isolated, cpu_errors = bp.cpu_errors(params['isolated_cpus'], params['isolation_args'], host, params['sysfs_root'])
+    iommu, iommu_errors = bp.iommu_errors(params['iommu'], host['vendor'])
+    errors += cpu_errors + iommu_errors + bp.count_errors(params)
+    counts_ok = all(isinstance(params[n], int) and params[n] >= 0 for n in ('hugepages_1g', 'hugepages_2m'))
+    hugepages_1g = params['hugepages_1g'] if counts_ok else 0
+    own = bp.wanted_args(iommu, hugepages_1g, isolated, params['isolation_args'], params['hugepages_2m'] if counts_ok else 0)
+    args = bp.wanted_args(iommu, hugepages_1g, isolated, params['isolation_args'], params['hugepages_2m'] if counts_ok else 0,
+                          params['extra_args'])
+    errors += bp.extra_arg_errors(params['extra_args'], own) + bp.hugepage_errors(params, args, host)
+    errors += bp.settings_errors(params, programs or {}, directories or {})
     running = host['running']
-    problems = bp.running_problems(args, running['cmdline'], params['hugepages_1g'], running['hugepages_1g_per_node'],
+    problems = bp.running_problems(args, running['cmdline'], hugepages_1g, running['hugepages_1g_per_node'],
                                    isolated, running['isolated'], running['nohz_full'], params['isolation_args'])
     return {
         'changed': False,
@@ -249,6 +283,26 @@ def plan(params, host):
     }
 
 
+def root_errors(params, host):
+    """sysfs and procfs roots where there is nothing of them."""
+    errors = []
+    if not host.get('procfs_ok'):
+        errors.append('boot_params_procfs_root: %r has no cpuinfo; point it at where procfs is mounted (/proc)' % params['procfs_root'])
+    if not host.get('sysfs_ok'):
+        errors.append('boot_params_sysfs_root: %r has no devices/system/cpu; point it at where sysfs is mounted (/sys)' % params['sysfs_root'])
+    return errors
+
+
+def probe(module):
+    """The commands (on the host's PATH) and the directories the role's settings name."""
+    p = module.params
+    commands = [p['grubby_command']] + (p['update_grub_command'] or [])[:1] + (p['reboot_command'] or [])[:1]
+    programs = dict((command, module.get_bin_path(command)) for command in commands if command)
+    paths = [p['state_file'], (p['grub_dropin'] or '').rsplit('/', 1)[0] or '/']
+    directories = dict((path, os.path.isdir(path)) for path in paths if path)
+    return programs, directories
+
+
 ARGUMENT_SPEC = dict(
     iommu=dict(type='str', default='auto', choices=['auto', 'intel', 'amd', 'none']),
     hugepages_1g=dict(type='int', default=0),
@@ -259,13 +313,22 @@ ARGUMENT_SPEC = dict(
     max_memory_fraction=dict(type='float', default=0.9),
     sysfs_root=dict(type='path', default='/sys'),
     procfs_root=dict(type='path', default='/proc'),
+    method=dict(type='str', choices=['grubby', 'grub_dropin']),
+    grubby_command=dict(type='str'),
+    update_grub_command=dict(type='list', elements='str'),
+    grub_dropin=dict(type='str'),
+    state_file=dict(type='str'),
+    reboot_ok=dict(type='bool'),
+    reboot_timeout=dict(type='int'),
+    reboot_command=dict(type='list', elements='str'),
 )
 
 
 def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     host = read_host(module.params['sysfs_root'], module.params['procfs_root'])
-    module.exit_json(**plan(module.params, host))
+    programs, directories = probe(module)
+    module.exit_json(**plan(module.params, host, programs, directories))
 
 
 if __name__ == '__main__':

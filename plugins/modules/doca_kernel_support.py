@@ -83,12 +83,16 @@ commands:
 
 import glob
 import os
+import re
 import shlex
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils import doca_host as dh
-from ansible_collections.offload.testbed.plugins.module_utils import parsers
+from ansible_collections.offload.testbed.plugins.module_utils.doca_kernel import doca_kernel_names
+
+# What uname -r prints: digits first, then what rpm takes in a version (the '^' included).
+KERNEL_RELEASE_RE = re.compile(r'^[0-9]+\.[0-9]+[A-Za-z0-9._+~^-]*$')
 
 
 def read(path):
@@ -126,6 +130,56 @@ def plan_repo_fixes(reposdir, kver, repo_id):
     return fixes, present
 
 
+def fix_script(module, script, result, diff):
+    """Make the KVERS_PACK line of the installed script the fixed one; False when the script is not installed yet."""
+    if not os.path.exists(script):
+        if module.check_mode:
+            result.update(changed=True, msg='%s is not installed yet (doca-extra ships it); it would be fixed and run' % script)
+            return False
+        module.fail_json(msg='%s does not exist: install doca-extra (it ships the script) or set doca_host_kernel_support_path' % script)
+    text = read(script)
+    fixed, found = dh.fix_kvers_pack(text)
+    if not found:
+        module.fail_json(msg='%s has no KVERS_PACK= line: this DOCA version is not the one the fix knows; check the script by hand' % script)
+    if fixed != text:
+        result['fixed'].append(script)
+        diff[0].append('\n'.join(line for line in text.splitlines() if 'KVERS_PACK=' in line))
+        diff[1].append(dh.KVERS_PACK_FIXED)
+        if not module.check_mode:
+            write(module, script, fixed)
+    return True
+
+
+def build_and_fix_repos(module, script, kver, names, result, diff):
+    """Run the script when no local repository for the release exists, then give that repository an id dnf accepts."""
+    params = module.params
+    fixes, present = plan_repo_fixes(params['reposdir'], kver, names['repo_id'])
+    if not present and not fixes:
+        # No local repository for this kernel yet: build it.
+        result['built'] = True
+        result['commands'].append(shlex.join([script]))
+        if not module.check_mode:
+            rc, out, err = module.run_command([script])
+            if rc != 0:
+                module.fail_json(msg='%s failed (rc %s): %s' % (script, rc, (err or out).strip()[-2000:]), stdout=out, stderr=err, **result)
+            fixes, present = plan_repo_fixes(params['reposdir'], kver, names['repo_id'])
+    for path, (before, after) in sorted(fixes.items()):
+        result['fixed'].append(path)
+        diff[0].append(before)
+        diff[1].append(after)
+        if not module.check_mode:
+            write(module, path, after)
+    if not present and not module.check_mode:
+        if not params['repo_baseurl']:
+            module.fail_json(msg='%s left no repository %s in %s: set doca_host_kernel_repo_baseurl to the directory it built' % (
+                script, names['repo_id'], params['reposdir']), **result)
+        path = os.path.join(params['reposdir'], names['repo_id'] + '.repo')
+        text = dh.repo_file_text(names['repo_id'], params['repo_baseurl'])
+        write(module, path, text)
+        result['fixed'].append(path)
+        diff[1].append(text)
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -138,62 +192,24 @@ def main():
     )
     params = module.params
     kver = params['kernel_release'].strip()
-    try:
-        names = parsers.doca_kernel_names(kver)
-    except ValueError as exc:
-        module.fail_json(msg='kernel_release: %s' % exc)
+    if not KERNEL_RELEASE_RE.match(kver):
+        module.fail_json(msg='kernel_release: %r is not a kernel release; give what uname -r prints, for example '
+                             '5.14.0-611.47.1.sl9_7^2.x86_64' % params['kernel_release'])
+    names = doca_kernel_names(kver)
     result = dict(changed=False, names=names, installed=False, built=False, fixed=[], commands=[])
-    diff_before, diff_after = [], []
-
+    diff = ([], [])
     script = params['script']
-    if not os.path.exists(script):
-        if module.check_mode:
-            result.update(changed=True, msg='%s is not installed yet (doca-extra ships it); it would be fixed and run' % script)
-            module.exit_json(**result)
-        module.fail_json(msg='%s does not exist: install doca-extra (it ships the script) or set doca_host_kernel_support_path' % script)
-    text = read(script)
-    fixed, found = dh.fix_kvers_pack(text)
-    if not found:
-        module.fail_json(msg='%s has no KVERS_PACK= line: this DOCA version is not the one the fix knows; check the script by hand' % script)
-    if fixed != text:
-        result['fixed'].append(script)
-        diff_before.append('\n'.join(line for line in text.splitlines() if 'KVERS_PACK=' in line))
-        diff_after.append(dh.KVERS_PACK_FIXED)
-        if not module.check_mode:
-            write(module, script, fixed)
+    if not fix_script(module, script, result, diff):
+        module.exit_json(**result)
 
     rpm = module.get_bin_path('rpm', required=True)
     rc, _out, _err = module.run_command([rpm, '-q', names['package']])
     result['installed'] = rc == 0
     if not result['installed']:
-        fixes, present = plan_repo_fixes(params['reposdir'], kver, names['repo_id'])
-        if not present and not fixes:
-            # No local repository for this kernel yet: build it.
-            result['built'] = True
-            result['commands'].append(shlex.join([script]))
-            if not module.check_mode:
-                rc, out, err = module.run_command([script])
-                if rc != 0:
-                    module.fail_json(msg='%s failed (rc %s): %s' % (script, rc, (err or out).strip()[-2000:]), stdout=out, stderr=err, **result)
-                fixes, present = plan_repo_fixes(params['reposdir'], kver, names['repo_id'])
-        for path, (before, after) in sorted(fixes.items()):
-            result['fixed'].append(path)
-            diff_before.append(before)
-            diff_after.append(after)
-            if not module.check_mode:
-                write(module, path, after)
-        if not present and not module.check_mode:
-            if not params['repo_baseurl']:
-                module.fail_json(msg='%s left no repository %s in %s: set doca_host_kernel_repo_baseurl to the directory it built' % (
-                    script, names['repo_id'], params['reposdir']), **result)
-            path = os.path.join(params['reposdir'], names['repo_id'] + '.repo')
-            text = dh.repo_file_text(names['repo_id'], params['repo_baseurl'])
-            write(module, path, text)
-            result['fixed'].append(path)
-            diff_after.append(text)
+        build_and_fix_repos(module, script, kver, names, result, diff)
     result['changed'] = bool(result['fixed'] or result['commands'])
     if module._diff:
-        result['diff'] = dict(before='\n'.join(diff_before) + '\n', after='\n'.join(diff_after) + '\n')
+        result['diff'] = dict(before='\n'.join(diff[0]) + '\n', after='\n'.join(diff[1]) + '\n')
     module.exit_json(**result)
 
 

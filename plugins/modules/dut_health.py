@@ -188,7 +188,8 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils.bench_health import (
     offloaded_summary, parse_pmd_stats_show, parse_proc_stat, parse_task_stat)
 from ansible_collections.offload.testbed.plugins.module_utils.ovsdb import parse_table
-from ansible_collections.offload.testbed.plugins.module_utils.parsers import parse_dump_flows, parse_ethtool_info
+from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_info
+from ansible_collections.offload.testbed.plugins.module_utils.ovs_dpctl import parse_dump_flows
 
 # Where /proc is (the tests point it elsewhere).
 PROC = "/proc"

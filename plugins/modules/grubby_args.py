@@ -26,10 +26,13 @@ author:
 attributes:
   check_mode:
     support: full
-    description: Reads the entries and returns the planned O(ignore:commands) without running them.
+    description:
+      - Reads the entries and returns the planned O(ignore:commands).
+      - Runs no grubby command that writes.
   diff_mode:
     support: full
-    description: Returns the managed arguments of every entry before and after.
+    description:
+      - Returns the managed arguments of every entry before and after.
 options:
   args:
     description: The kernel arguments wanted on every targeted entry.
@@ -54,7 +57,7 @@ options:
 """
 
 EXAMPLES = r"""
-- name: Seed 000's hugepages and IOMMU on every boot entry
+- name: The ConnectX-6 Lx reference bench's hugepages and IOMMU on every boot entry
   offload.testbed.grubby_args:
     args: [intel_iommu=on, iommu=pt, default_hugepagesz=1G, hugepagesz=1G, hugepages=32, hugepagesz=2M, hugepages=0]
   register: grub
@@ -78,7 +81,7 @@ import shlex
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.offload.testbed.plugins.module_utils import boot_params as bp
-from ansible_collections.offload.testbed.plugins.module_utils.parsers import parse_grubby_info
+from ansible_collections.offload.testbed.plugins.module_utils.grubby import parse_grubby_info
 
 
 def read_entries(module, target):

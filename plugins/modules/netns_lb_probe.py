@@ -25,10 +25,10 @@ author:
 attributes:
   check_mode:
     support: full
-    description: Reads only; the probe runs in check mode as well.
+    description: The probe only sends traffic, so it runs in check mode as well.
   diff_mode:
     support: none
-    description: Nothing changes, so there is nothing to show.
+    description: No state is compared or changed.
 options:
   client_namespace:
     description: Namespace the connections come from; an empty string means the host's own.
@@ -43,7 +43,7 @@ options:
     type: int
     required: true
   protocol:
-    description: Transport.
+    description: Transport of the connections or datagrams.
     type: str
     choices: [tcp, udp]
     default: tcp
@@ -121,139 +121,30 @@ attempts:
   sample: 30
 """
 
-import json
-import sys
-
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils import netns, netns_lb_probe
 
-SERVER = r"""
-import socket, sys, threading
-proto, addr, port, name, lifetime = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4].encode(), float(sys.argv[5])
-fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
-if proto == "tcp":
-    s = socket.socket(fam, socket.SOCK_STREAM); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.bind((addr, port)); s.listen(64); s.settimeout(lifetime)
-else:
-    s = socket.socket(fam, socket.SOCK_DGRAM); s.bind((addr, port)); s.settimeout(lifetime)
-print("READY", flush=True)
-try:
-    while True:
-        if proto == "tcp":
-            c, _peer = s.accept()
-            c.sendall(name); c.close()
-        else:
-            data, peer = s.recvfrom(2048)
-            if data == b"STOP":
-                break
-            s.sendto(name, peer)
-except (socket.timeout, OSError):
-    pass
-"""
-
-CLIENT = r"""
-import json, socket, sys, time
-proto, vip, port, count, timeout, retries = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6])
-fam = socket.AF_INET6 if ":" in vip else socket.AF_INET
-hits, answered, resent = {}, 0, 0
-for i in range(count):
-    try:
-        if proto == "tcp":
-            s = socket.create_connection((vip, port), timeout=timeout)
-            got = b""
-            while True:
-                chunk = s.recv(256)
-                if not chunk:
-                    break
-                got += chunk
-        else:
-            # One socket per attempt (a new flow through the load balancer); a
-            # datagram whose answer is late is sent again from the same socket,
-            # `retries` times over `timeout`, so it stays the same flow.
-            s = socket.socket(fam, socket.SOCK_DGRAM)
-            end, got = time.monotonic() + timeout, b""
-            for copy in range(retries + 1):
-                left = end - time.monotonic()
-                if left <= 0:
-                    break
-                s.sendto(b"hello %d" % i, (vip, port)); resent += copy > 0
-                s.settimeout(min(left, timeout / (retries + 1)))
-                try:
-                    got, _peer = s.recvfrom(256)
-                    break
-                except socket.timeout:
-                    pass
-        s.close()
-    except OSError:
-        continue
-    if got:
-        answered += 1
-        hits[got.decode()] = hits.get(got.decode(), 0) + 1
-print(json.dumps({"hits": hits, "answered": answered, "attempts": count, "resent": resent}))
-"""
-
-DRIVER = r"""
-import json, subprocess, sys
-job = json.loads(sys.argv[1])
-def in_netns(ns, argv):
-    return (["ip", "netns", "exec", ns] + argv) if ns else argv
-servers, out = [], {"error": None, "client": None}
-try:
-    for b in job["backends"]:
-        p = subprocess.Popen(in_netns(b["namespace"], [sys.executable, "-c", job["server"], job["protocol"], b["address"], str(job["port"]),
-                                                       b["namespace"], str(job["lifetime"])]),
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
-        servers.append(p)
-        if p.stdout.readline().strip() != "READY":
-            out["error"] = "server in namespace %s did not start: %s" % (b["namespace"], p.stderr.read().strip())
-            break
-    if not out["error"]:
-        c = subprocess.run(in_netns(job["client_namespace"], [sys.executable, "-c", job["client"], job["protocol"], job["vip"],
-                                                              str(job["port"]), str(job["count"]), str(job["timeout"]),
-                                                              str(job["retries"])]),
-                           capture_output=True, universal_newlines=True, timeout=job["lifetime"])
-        if c.returncode != 0:
-            out["error"] = "client in namespace %s failed: %s" % (job["client_namespace"], c.stderr.strip())
-        else:
-            out["client"] = json.loads(c.stdout)
-finally:
-    for p in servers:
-        p.kill()
-        p.wait()
-print(json.dumps(out))
-"""
+ARGUMENT_SPEC = netns.argument_spec(
+    client_namespace=dict(type="str", required=True),
+    vip=dict(type="str", required=True),
+    port=dict(type="int", required=True),
+    backends=dict(type="list", elements="dict", required=True, options=dict(
+        namespace=dict(type="str", required=True),
+        address=dict(type="str", required=True),
+    )),
+    count=dict(type="int", default=30),
+    min_per_backend=dict(type="int", default=1),
+)
 
 
 def main():
-    module = AnsibleModule(
-        argument_spec=dict(
-            client_namespace=dict(type="str", required=True),
-            vip=dict(type="str", required=True),
-            port=dict(type="int", required=True),
-            protocol=dict(type="str", choices=["tcp", "udp"], default="tcp"),
-            backends=dict(type="list", elements="dict", required=True, options=dict(
-                namespace=dict(type="str", required=True),
-                address=dict(type="str", required=True),
-            )),
-            count=dict(type="int", default=30),
-            timeout=dict(type="float", default=5.0),
-            retries=dict(type="int", default=4),
-            min_per_backend=dict(type="int", default=1),
-            min_ratio=dict(type="float", default=1.0),
-        ),
-        supports_check_mode=True,
-    )
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     p = module.params
     if p["count"] < 1 or not 1 <= p["port"] <= 65535 or not p["backends"]:
         module.fail_json(msg="count must be at least 1, port within 1..65535, and backends not empty")
-    if p["retries"] < 0 or p["timeout"] <= 0:
-        module.fail_json(msg="retries must be 0 or more and timeout above 0 (got retries=%s, timeout=%s)" % (p["retries"], p["timeout"]))
-    job = dict(p, server=SERVER, client=CLIENT, lifetime=p["timeout"] * (p["count"] + 5))
-    rc, out, err = module.run_command([sys.executable, "-c", DRIVER, json.dumps(job)])
-    if rc != 0:
-        module.fail_json(msg="probe driver failed: %s" % (err.strip() or out.strip()))
-    outcome = json.loads(out)
-    if outcome["error"]:
-        module.fail_json(msg=outcome["error"])
+    if netns.timing_error(p):
+        module.fail_json(msg=netns.timing_error(p))
+    outcome = netns.drive(module, netns_lb_probe.run, "probe driver")
     client = outcome["client"]
     hits = dict((b["namespace"], client["hits"].get(b["namespace"], 0)) for b in p["backends"])
     result = dict(changed=False, hits=hits, answered=client["answered"], attempts=client["attempts"], resent=client["resent"])

@@ -13,14 +13,18 @@ module: nic_firmware
 short_description: Burn NVIDIA/Mellanox NIC firmware by PSID, only when needed
 version_added: 0.2.0
 description:
-  - Finds the NVIDIA/Mellanox cards (C(mlxfwmanager --query); without it the PCI functions of vendor
-    C(0x15b3) in sysfs) and reads each card's PSID, burned and running firmware version
-    (C(mlxfwmanager), then C(flint -d PCI q) or C(mstflint), then C(ethtool -i), then the sysfs
-    C(board_id)).
+  - Finds the NVIDIA/Mellanox cards (C(mlxfwmanager --query) and the PCI functions 0 of vendor C(0x15b3) in sysfs)
+    and reads each card's PSID, burned and running firmware version (C(mlxfwmanager), then C(flint -d PCI q) or
+    C(mstflint), then C(ethtool -i), then the sysfs C(board_id)).
   - Picks the image from O(images) by the card's exact PSID (OEM lines such as C(LNV...) for Lenovo,
     C(DEL...) for Dell and C(MT_...) for NVIDIA's own take different images) and reads the image's own
     PSID and version with C(flint -i IMAGE q).
-  - Refuses, before anything is burned on any card, when an image's PSID differs from its card's PSID.
+  - Checks everything before anything changes and fails with every problem at once, each naming the variable
+    (O(variable_prefix)), the bad value and the fix - the images map, the PCI addresses, a listed card the host does
+    not have or has no image for, an image whose PSID differs from its card's or whose version differs from the
+    one asked for.
+  - O(stage=read_images) (delegated to the controller) only reads the images given as C(src) there and returns
+    RV(image_facts); O(stage=plan) reads the host and checks, changing nothing; O(stage=burn) checks again and burns.
   - Burns (C(flint -d PCI -i IMAGE -y burn)) only when the burned version differs from the wanted one;
     when the running version differs after that, resets the card with C(mlxfwreset -d PCI -y reset) if
     O(reset_ok) is true, otherwise reports RV(reboot_required).
@@ -37,14 +41,17 @@ attributes:
 options:
   images:
     description:
-      - Map PSID -> C({image, version}). C(image) is the path of the firmware image (.bin) on the host;
+      - Map PSID -> C({image, src, version}), or a list of C({psid, image, src, version}). C(image) is the path of the
+        firmware image (.bin) on the host; C(src), optional, the file on the controller the role copies to C(image);
         C(version) the wanted version (default the image's own, read with C(flint -i IMAGE q)).
-    type: dict
+    type: raw
     default: {}
   devices:
-    description: PCI addresses to handle (C(0000:32:00.0)); default every card found.
+    description:
+      - PCI addresses of the cards to handle (C("0000:32:00.0")); default every card found.
+      - Strings; anything else (such as the number YAML makes of an unquoted address) is refused naming it.
     type: list
-    elements: str
+    elements: raw
     default: []
   reset_ok:
     description: Reset a card with C(mlxfwreset) to activate a burned image; when false, report RV(reboot_required) instead.
@@ -54,6 +61,25 @@ options:
     description: Root of sysfs (tests point it at a fake tree).
     type: path
     default: /sys
+  stage:
+    description:
+      - C(read_images) reads every C(src) of O(images) where the module runs (delegate it to the controller);
+        C(plan) reads the host and checks everything without changing anything; C(burn) checks and burns.
+    type: str
+    choices: [read_images, plan, burn]
+    default: burn
+  image_facts:
+    description:
+      - RV(image_facts) of a O(stage=read_images) run on the controller, by PSID. For an entry with C(src), they
+        stand for the image on the host while it is not copied yet (O(stage=plan) and check mode).
+    type: dict
+    default: {}
+  variable_prefix:
+    description:
+      - Put before the option names in messages, so they name the variables as the user wrote them
+        (C(nic_firmware_) gives C(nic_firmware_images[LNV0000000033].version)).
+    type: str
+    default: ""
 """
 
 EXAMPLES = r"""
@@ -94,8 +120,22 @@ commands:
   elements: str
 reboot_required:
   description: True when a card runs another firmware than the one burned and O(reset_ok) is false.
-  returned: always
+  returned: when O(stage=burn)
   type: bool
+image_facts:
+  description: With O(stage=read_images), per PSID with a C(src) the image's C(path), C(psid), C(fw_version) and C(error).
+  returned: when O(stage=read_images)
+  type: dict
+copies:
+  description: With O(stage=plan), the C({psid, src, image}) to copy for the cards to handle.
+  returned: when O(stage=plan)
+  type: list
+  elements: dict
+errors:
+  description: Every problem found, each naming the variable, the bad value and the fix.
+  returned: on failure
+  type: list
+  elements: str
 """
 
 import glob
@@ -104,7 +144,9 @@ import shlex
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils import nic_firmware as nf
-from ansible_collections.offload.testbed.plugins.module_utils import parsers
+from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_info
+from ansible_collections.offload.testbed.plugins.module_utils.flint import parse_flint_psid_mismatch, parse_flint_query
+from ansible_collections.offload.testbed.plugins.module_utils.mlxfwmanager import parse_mlxfwmanager
 
 MELLANOX_VENDOR = '0x15b3'
 
@@ -117,20 +159,44 @@ def read_text(path):
         return None
 
 
+def flint_path(module):
+    return module.get_bin_path('flint') or module.get_bin_path('mstflint')
+
+
+def read_image(module, flint, path, where, place):
+    """``flint -i IMAGE q`` of one image here: its facts, with ``error`` set when it cannot be read."""
+    facts = {'path': path, 'key': where.rsplit('.', 1)[1], 'psid': None, 'fw_version': None, 'error': None}
+    if not isinstance(path, str) or not os.path.isabs(path):
+        return None
+    if not os.path.exists(path):
+        return None if place == 'host' else dict(facts, error='%s: %s does not exist on the %s; fix the path' % (where, path, place))
+    if os.path.isdir(path):
+        facts['error'] = '%s: %s is a directory on the %s; give the firmware image (.bin) in it' % (where, path, place)
+    elif not flint:
+        facts['error'] = ('%s: cannot read the PSID of %s: the %s has neither flint nor mstflint; install mstflint there '
+                          '(the image is read before anything is copied or burned)' % (where, path, place))
+    else:
+        rc, out, err = module.run_command([flint, '-i', path, 'q'])
+        if rc != 0:
+            facts['error'] = ('%s: flint -i %s q failed on the %s (rc %s): %s; give a firmware image (.bin) flint can read '
+                              '(a vendor bundle is an mlxfwmanager program: extract the image for the PSID)' % (
+                                  where, path, place, rc, (err or out).strip()))
+        else:
+            parsed = parse_flint_query(out)
+            facts.update(psid=parsed.get('psid'), fw_version=parsed.get('fw_version'))
+    return facts
+
+
 class Host(object):
     def __init__(self, module):
         self.module = module
         self.sysfs = module.params['sysfs_root']
         self.mlxfwmanager = module.get_bin_path('mlxfwmanager')
-        self.flint = module.get_bin_path('flint') or module.get_bin_path('mstflint')
+        self.flint = flint_path(module)
         self.ethtool = module.get_bin_path('ethtool')
-        self.reads = []
 
-    def run(self, argv, check_rc=False):
-        rc, out, err = self.module.run_command(argv)
-        if check_rc and rc != 0:
-            self.module.fail_json(msg='%s failed (rc %s): %s' % (shlex.join(argv), rc, (err or out).strip()), rc=rc, stdout=out, stderr=err)
-        return rc, out, err
+    def run(self, argv):
+        return self.module.run_command(argv)
 
     def pci_dir(self, pci):
         return os.path.join(self.sysfs, 'bus', 'pci', 'devices', pci)
@@ -155,46 +221,31 @@ class Host(object):
             return read_text(path)
         return None
 
-    def read(self, wanted_pcis):
+    def query(self, argv, parse):
+        rc, out, _err = self.run(argv)
+        return parse(out) if rc == 0 else None
+
+    def read_card(self, pci, mlxfw):
+        flint = ethtool = board = None
+        if not mlxfw or not mlxfw.get('psid') or not mlxfw.get('fw_current'):
+            if self.flint:
+                flint = self.query([self.flint, '-d', pci, 'q'], parse_flint_query)
+            if not flint or not flint.get('psid'):
+                netdev = self.netdev(pci)
+                if netdev and self.ethtool:
+                    ethtool = self.query([self.ethtool, '-i', netdev], parse_ethtool_info)
+                board = self.board_id(pci)
+        return nf.merge_device(pci, mlxfw, flint, ethtool, board)
+
+    def read(self):
+        """Every card of the host: those mlxfwmanager lists and the functions 0 of vendor 0x15b3 in sysfs."""
         found = {}
         if self.mlxfwmanager:
-            rc, out, err = self.run([self.mlxfwmanager, '--query'])
-            if rc == 0:
-                for dev in parsers.parse_mlxfwmanager(out):
-                    pci = nf.normalize_pci(dev.get('pci'))
-                    if pci:
-                        found[pci] = dev
-        pcis = list(wanted_pcis) or sorted(set(found) | set(self.sysfs_cards()))
-        devices = []
-        for pci in pcis:
-            mlxfw = found.get(pci)
-            flint = ethtool = board = None
-            if not mlxfw or not mlxfw.get('psid') or not mlxfw.get('fw_current'):
-                if self.flint:
-                    rc, out, err = self.run([self.flint, '-d', pci, 'q'])
-                    if rc == 0:
-                        flint = parsers.parse_flint_query(out)
-                if not flint or not flint.get('psid'):
-                    netdev = self.netdev(pci)
-                    if netdev and self.ethtool:
-                        rc, out, err = self.run([self.ethtool, '-i', netdev])
-                        if rc == 0:
-                            ethtool = parsers.parse_ethtool_info(out)
-                    board = self.board_id(pci)
-            devices.append(nf.merge_device(pci, mlxfw, flint, ethtool, board))
-        return devices
-
-    def image_facts(self, image):
-        if not self.flint:
-            return {}
-        if not os.path.exists(image):
-            if self.module.check_mode:
-                return None
-            self.module.fail_json(msg='image %s does not exist on the host; copy it there or fix images' % image)
-        rc, out, err = self.run([self.flint, '-i', image, 'q'])
-        if rc != 0:
-            self.module.fail_json(msg='cannot read image %s with flint: %s' % (image, (err or out).strip()))
-        return parsers.parse_flint_query(out)
+            for dev in self.query([self.mlxfwmanager, '--query'], parse_mlxfwmanager) or []:
+                pci = nf.normalize_pci(dev.get('pci'))
+                if pci:
+                    found[pci] = dev
+        return [self.read_card(pci, found.get(pci)) for pci in sorted(set(found) | set(self.sysfs_cards()))]
 
 
 def commands_for(plan, flint, mlxfwreset):
@@ -210,61 +261,103 @@ def versions(devices):
     return dict((dev['pci'], {'psid': dev.get('psid'), 'burned': dev.get('burned'), 'running': dev.get('running')}) for dev in devices)
 
 
-def main():
-    module = AnsibleModule(
-        argument_spec=dict(
-            images=dict(type='dict', default={}),
-            devices=dict(type='list', elements='str', default=[]),
-            reset_ok=dict(type='bool', default=False),
-            sysfs_root=dict(type='path', default='/sys'),
-        ),
-        supports_check_mode=True,
-    )
-    params = module.params
-    errors = nf.validate_images(params['images'])
-    wanted = []
-    for index, pci in enumerate(params['devices']):
-        norm = nf.normalize_pci(pci)
-        if norm is None:
-            errors.append('devices[%d]: %r is not a PCI address such as 0000:32:00.0' % (index, pci))
-        wanted.append(norm)
-    if errors:
-        module.fail_json(msg='invalid nic_firmware arguments: ' + '; '.join(errors), errors=errors)
+def names_of(module):
+    prefix = module.params['variable_prefix']
+    return dict((option, prefix + option) for option in ('images', 'devices', 'sysfs_root'))
 
-    host = Host(module)
+
+def read_images_stage(module):
+    """On the controller: the facts of every image given as src."""
+    flint = flint_path(module)
+    images, where = nf.index_images(module.params['images'], names_of(module)['images'])
+    facts = {}
+    for psid, entry in sorted(images.items()):
+        if entry.get('src'):
+            read = read_image(module, flint, entry['src'], where[psid] + '.src', 'controller')
+            if read is not None:
+                facts[psid] = read
+    module.exit_json(changed=False, image_facts=facts, devices=[], plan=[], commands=[])
+
+
+def image_facts_for(module, host, cards, stage, images, where):
+    """Per PSID to check: the facts of its image (the controller's for a src not copied yet); errors by PSID."""
+    from_controller = module.params['image_facts'] or {}
+    used = set(card['psid'] for card in cards if card.get('psid'))
+    facts, errors = {}, {}
+    for psid in sorted((set(from_controller) | used) & set(images)):
+        entry = images[psid]
+        if psid in from_controller and entry.get('src') and (stage == 'plan' or module.check_mode or psid not in used):
+            read = from_controller[psid]
+        else:
+            read = read_image(module, host.flint, entry.get('image'), where[psid] + '.image', 'host')
+            if read is None and psid in used and isinstance(entry.get('image'), str) and os.path.isabs(entry['image']):
+                if not (module.check_mode and entry.get('src')):
+                    errors[psid] = ['%s.image: %s does not exist on the host; put it there, or set %s.src to the image on the '
+                                    'controller' % (where[psid], entry['image'], where[psid])]
+        if read is not None:
+            facts[psid] = read
+            errors[psid] = nf.image_errors(where[psid], psid, entry, read, [card for card in cards if card.get('psid') == psid])
+    return facts, dict((psid, messages) for psid, messages in errors.items() if messages)
+
+
+def check(module, host, stage):
+    """Read the host and check every variable against it and the images: (errors, cards, plans)."""
+    p, names = module.params, names_of(module)
+    errors = nf.validate_images(p['images'], names['images'])
+    images, where = nf.index_images(p['images'], names['images'])
+    wanted, device_errors = nf.validate_devices(p['devices'], names['devices'])
+    errors.extend(device_errors)
+    if not os.path.isdir(os.path.join(p['sysfs_root'], 'bus', 'pci', 'devices')):
+        errors.append('%s: %s has no bus/pci/devices; point it at the root of sysfs, /sys' % (names['sysfs_root'], nf.validate.show(p['sysfs_root'])))
     if not host.mlxfwmanager and not host.flint:
-        module.fail_json(msg='neither mlxfwmanager nor flint/mstflint is installed: install MFT or mstflint first')
-    before = host.read(wanted)
-    images = {}
-    for dev in before:
-        entry = params['images'].get(dev.get('psid') or '')
-        if entry and entry['image'] not in images:
-            images[entry['image']] = host.image_facts(entry['image'])
-    plans = [nf.plan_device(dev, params['images'], images, params['reset_ok']) for dev in before]
-    refusals = [plan['refusal'] for plan in plans if plan['refusal']]
-    lines = [nf.plan_summary(plan) for plan in plans]
-    if refusals:
-        module.fail_json(msg='nothing burned: ' + '; '.join(refusals), devices=plans, plan=lines, commands=[])
+        return errors + ['neither mlxfwmanager nor flint/mstflint is installed on the host: install MFT or mstflint first'], [], []
+    cards = host.read()
+    errors.extend(nf.device_errors(wanted, cards, images, names))
+    if wanted:
+        cards = [card for card in cards if card['pci'] in set(pci for _index, pci in wanted)]
+    facts, image_errors = image_facts_for(module, host, cards, stage, images, where)
+    for psid in sorted(image_errors):
+        errors.extend(image_errors[psid])
+    by_path = dict((images[psid].get('image'), read) for psid, read in facts.items())
+    plans = [nf.plan_device(card, images, by_path, p['reset_ok'], names['images'], where) for card in cards]
+    # A refusal of the planner the image checks did not tell already (a card whose burned version nobody reports).
+    errors.extend(plan['refusal'] for plan in plans if plan['refusal'] and plan['psid'] not in image_errors)
+    return errors, cards, plans
 
-    mlxfwreset = module.get_bin_path('mlxfwreset') or 'mlxfwreset'
+
+def copies(module, plans):
+    """The src -> image copies the cards to handle need."""
+    images, out = nf.index_images(module.params['images'])[0], []
+    for psid in sorted(set(plan['psid'] for plan in plans if plan.get('image'))):
+        if images[psid].get('src'):
+            out.append({'psid': psid, 'src': images[psid]['src'], 'image': images[psid]['image']})
+    return out
+
+
+def burn(module, host, plans, lines):
+    """Run the burns and resets; returns the commands run."""
+    mlxfwreset = module.get_bin_path('mlxfwreset')
     commands = []
     for plan in plans:
-        commands.extend(commands_for(plan, host.flint or 'flint', mlxfwreset))
-    result = dict(changed=bool(commands), commands=[shlex.join(c) for c in commands], plan=lines)
-    after = before
-    if commands and not module.check_mode:
-        if 'reset' in ' '.join(plan['action'] for plan in plans) and not module.get_bin_path('mlxfwreset'):
-            module.fail_json(msg='mlxfwreset is not installed; install MFT or set nic_firmware_reset_ok: false', plan=lines)
-        for argv in commands:
-            rc, out, err = host.run(argv)
-            if rc != 0:
-                mismatch = parsers.parse_flint_psid_mismatch(out + '\n' + err)
-                if mismatch:
-                    module.fail_json(msg='flint refused %s: PSID on flash %s differs from the image\'s %s' % (
-                        argv[2], mismatch['flash_psid'], mismatch['image_psid']), mismatch=mismatch, plan=lines)
-                module.fail_json(msg='%s failed (rc %s): %s' % (shlex.join(argv), rc, (err or out).strip()), plan=lines,
-                                 commands=result['commands'])
-        after = host.read(wanted)
+        commands.extend(commands_for(plan, host.flint or 'flint', mlxfwreset or 'mlxfwreset'))
+    texts = [shlex.join(c) for c in commands]
+    if not commands or module.check_mode:
+        return texts
+    if any('reset' in plan['action'] for plan in plans) and not mlxfwreset:
+        module.fail_json(msg='mlxfwreset is not installed; install MFT or set %sreset_ok: false' % module.params['variable_prefix'], plan=lines)
+    for argv in commands:
+        rc, out, err = host.run(argv)
+        if rc != 0:
+            mismatch = parse_flint_psid_mismatch(out + '\n' + err)
+            if mismatch:
+                module.fail_json(msg='flint refused %s: PSID on flash %s differs from the image\'s %s' % (
+                    argv[2], mismatch['flash_psid'], mismatch['image_psid']), mismatch=mismatch, plan=lines)
+            module.fail_json(msg='%s failed (rc %s): %s' % (shlex.join(argv), rc, (err or out).strip()), plan=lines, commands=texts)
+    return texts
+
+
+def report(module, host, plans, before, commands):
+    after = host.read() if commands and not module.check_mode else before
     by_pci = dict((dev['pci'], dev) for dev in after)
     for plan in plans:
         now = by_pci.get(plan['pci'], {})
@@ -274,11 +367,40 @@ def main():
         pending = [p for p in plans if 'reboot' in p['action']]
     else:
         pending = [p for p in plans if p.get('wanted') and p['running_after'] != p['wanted']]
-    result['devices'] = plans
-    result['reboot_required'] = bool(pending)
+    result = dict(changed=bool(commands), commands=commands, plan=[nf.plan_summary(plan) for plan in plans],
+                  devices=plans, reboot_required=bool(pending))
     if module._diff:
         result['diff'] = dict(before=versions(before), after=versions(after))
-    module.exit_json(**result)
+    return result
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            images=dict(type='raw', default={}),
+            devices=dict(type='list', elements='raw', default=[]),
+            reset_ok=dict(type='bool', default=False),
+            sysfs_root=dict(type='path', default='/sys'),
+            stage=dict(type='str', choices=['read_images', 'plan', 'burn'], default='burn'),
+            image_facts=dict(type='dict', default={}),
+            variable_prefix=dict(type='str', default=''),
+        ),
+        supports_check_mode=True,
+    )
+    stage = module.params['stage']
+    if stage == 'read_images':
+        read_images_stage(module)
+    host = Host(module)
+    errors, cards, plans = check(module, host, stage)
+    lines = [nf.plan_summary(plan) for plan in plans]
+    if errors:
+        what = 'variables' if module.params['variable_prefix'] else 'arguments'
+        module.fail_json(msg='invalid nic_firmware %s, %s: %s' % (what, 'nothing changed' if stage == 'plan' else 'nothing burned',
+                                                                  '; '.join(errors)), errors=errors, devices=plans, plan=lines, commands=[])
+    if stage == 'plan':
+        module.exit_json(changed=False, devices=plans, plan=lines, commands=[], copies=copies(module, plans))
+    commands = burn(module, host, plans, lines)
+    module.exit_json(**report(module, host, plans, cards, commands))
 
 
 if __name__ == '__main__':

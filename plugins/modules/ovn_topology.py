@@ -140,7 +140,9 @@ options:
             description: For O(switches[].ports[].type=localnet), the physical network name (C(options:network_name)).
             type: str
           tag:
-            description: VLAN tag of the port (C(tag_request)), for example of a localnet or router port on a VLAN.
+            description:
+              - VLAN tag of the port (C(tag_request)), for example of a localnet or router port on a VLAN.
+              - 1 to 4094 (0 would mean priority tagged and 4095 is reserved); leave it unset for an untagged port.
             type: int
           options:
             description: Other port options (C(options) column); O(switches[].ports[].router_port) and O(switches[].ports[].network_name) are added to them.
@@ -227,7 +229,13 @@ options:
             description: External IP address. Required.
             type: str
           logical_ip:
-            description: Logical IP address (for V(snat) also a network). Required.
+            description:
+              - Logical IP address (for V(snat) also a network). Required.
+              - It must lie in a network of one of the router's ports, or under the prefix of one of its static routes
+                (a V(src-ip) route may carry packets anywhere, so with one the address is not checked); otherwise the
+                router could never deliver the translated packets and the declaration is refused.
+              - The external IP address needs no such check; it may be routed to the router from outside, as the
+                ConnectX-6 Lx reference bench routes V(18.0.0.188) to the gateway port V(10.20.0.2).
             type: str
           logical_port:
             description: For a distributed V(dnat_and_snat) rule, the logical port of the VM; needs O(routers[].nat[].external_mac).
@@ -379,38 +387,22 @@ commands:
     - "--id=@nat0 create NAT type=dnat_and_snat external_ip=\"18.0.0.188\" logical_ip=\"16.0.0.188\""
     - "add Logical_Router lr0 nat @nat0"
 summary:
-  description: How many objects of each kind were (or would be) created, updated and deleted.
+  description:
+    - How many objects of each kind were (or would be) created, updated and deleted, one C(created)/C(updated)/C(deleted)
+      mapping per kind, counted from the planned commands.
+    - The kinds are C(switches), C(switch_ports), C(routers), C(router_ports), C(static_routes), C(nat) and
+      C(load_balancers). For a switch or router, updated means load balancers attached or detached; for a router port
+      it includes gateway chassis changes; a port moved to another switch or router counts as updated.
   returned: always
   type: dict
-  contains:
-    switches:
-      description: Logical switches (updated means load balancers attached or detached).
-      type: dict
-      sample: {created: 1, updated: 0, deleted: 0}
-    switch_ports:
-      description: Logical switch ports.
-      type: dict
-      sample: {created: 2, updated: 0, deleted: 0}
-    routers:
-      description: Logical routers (updated means load balancers attached or detached).
-      type: dict
-      sample: {created: 1, updated: 0, deleted: 0}
-    router_ports:
-      description: Logical router ports (updated includes gateway chassis changes).
-      type: dict
-      sample: {created: 2, updated: 0, deleted: 0}
-    static_routes:
-      description: Static routes.
-      type: dict
-      sample: {created: 2, updated: 0, deleted: 0}
-    nat:
-      description: NAT rules.
-      type: dict
-      sample: {created: 1, updated: 0, deleted: 0}
-    load_balancers:
-      description: Load balancers.
-      type: dict
-      sample: {created: 2, updated: 0, deleted: 0}
+  sample:
+    switches: {created: 1, updated: 0, deleted: 0}
+    switch_ports: {created: 2, updated: 0, deleted: 0}
+    routers: {created: 1, updated: 0, deleted: 0}
+    router_ports: {created: 2, updated: 0, deleted: 0}
+    static_routes: {created: 2, updated: 0, deleted: 0}
+    nat: {created: 1, updated: 0, deleted: 0}
+    load_balancers: {created: 2, updated: 0, deleted: 0}
 diff:
   description: In diff mode, one entry per switch, router or load balancer that changes, with its state before and after.
   returned: when diff mode is on and something changes

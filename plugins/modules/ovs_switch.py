@@ -136,7 +136,7 @@ options:
 """
 
 EXAMPLES = r"""
-- name: Seed 000's generator switch, OVS-DOCA
+- name: The generator switch of the ConnectX-6 Lx reference bench, OVS-DOCA
   offload.testbed.ovs_switch:
     other_config:
       doca-init: "true"
@@ -189,7 +189,8 @@ import shlex
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils import ovs as ovs_plan
 from ansible_collections.offload.testbed.plugins.module_utils.ovsdb import switch_model
-from ansible_collections.offload.testbed.plugins.module_utils.virtual_lab import OFFLOAD_FEATURES, parse_ethtool_features, parse_ip_addr_json
+from ansible_collections.offload.testbed.plugins.module_utils.ethtool import OFFLOAD_FEATURES, parse_ethtool_features
+from ansible_collections.offload.testbed.plugins.module_utils.ip import parse_ip_addr_json
 
 PORT_SPEC = dict(
     name=dict(type="str", required=True, aliases=["port"]),

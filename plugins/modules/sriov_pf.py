@@ -17,10 +17,15 @@ description:
     the only order the driver accepts, VFs to 0 (C(sriov_numvfs)), C(devlink dev eswitch set ... mode switchdev),
     then N VFs, and only when the mode or the VF count differs.
   - Sets each VF's MAC on both sides, on the PF (C(ip link set dev PF vf N mac X), what the eswitch switches on)
-    and on the VF netdev (C(ip link set dev VF address X), what TRex reads); seed 000 lost a week to the two
-    differing. Binds the VF driver when a VF has no netdev, and rebinds it when the VF refuses its own address.
+    and on the VF netdev (C(ip link set dev VF address X), what TRex reads); the ConnectX-6 Lx reference bench lost
+    a week to the two differing. Binds the VF driver when a VF has no netdev, and rebinds it when the VF refuses its own address.
   - Brings the PF, the VFs and the representors up and waits until a representor exists for every VF.
   - Reads the eswitch with C(devlink -j) where the installed iproute2 supports it and falls back to the text form.
+  - Before it changes anything, reads the PF from sysfs (its netdev, PCI address, C(sriov_totalvfs), the VF driver)
+    and devlink, and refuses, with every problem at once, a PF that does not exist or is no SR-IOV PF, a PCI address
+    that is malformed or not the PF's, more VFs than C(sriov_totalvfs), VF MACs that are no unicast MAC, name a VF
+    that does not exist or are given twice, a VF driver the host does not have, a timeout outside 1..3600 and a PF
+    without an eswitch. With O(validate_only) it only reports them.
 author:
   - offload.testbed developers (@offload-testbed)
 attributes:
@@ -36,8 +41,10 @@ options:
     type: str
     required: true
   pci:
-    description: The PF's PCI address (C(0000:32:00.0)); read from sysfs when unset.
-    type: str
+    description:
+      - The PF's PCI address (C(0000:32:00.0)); read from sysfs when unset.
+      - A string; anything else (such as the number YAML makes of an unquoted address) is refused naming it.
+    type: raw
   numvfs:
     description: Number of VFs.
     type: int
@@ -75,10 +82,24 @@ options:
     description: The ip command.
     type: str
     default: ip
+  validate_only:
+    description:
+      - Only read the host and check the request against it; return the problems in RV(errors) and change nothing.
+      - The C(sriov_switchdev) role runs this for every PF before it writes anything.
+    type: bool
+    default: false
+  names:
+    description:
+      - "How the messages call the options, for a caller whose users wrote them under other names, for example
+        C({pf: sriov_switchdev_pfs[0].name, numvfs: sriov_switchdev_numvfs})."
+      - The keys are option names (C(pf), C(pci), C(numvfs), C(vf_macs), C(vf_driver), C(timeout), C(sysfs_root));
+        an option without one keeps its own name.
+    type: dict
+    default: {}
 """
 
 EXAMPLES = r"""
-- name: Seed 000's generator PF, 8 VFs in switchdev, VFs 0 and 1 with fixed MACs
+- name: The ConnectX-6 Lx reference bench's generator PF, 8 VFs in switchdev, VFs 0 and 1 with fixed MACs
   offload.testbed.sriov_pf:
     pf: ens3f0np0
     pci: "0000:32:00.0"
@@ -105,13 +126,22 @@ mode:
   type: str
 devlink_json:
   description: Whether the installed devlink answered C(-j).
-  returned: always
+  returned: success
   type: bool
 vfs:
   description: Per VF, its index, PCI address, netdev, MAC and representor (null where unknown in check mode).
-  returned: always
+  returned: success, without O(validate_only)
   type: list
   elements: dict
+errors:
+  description: What is wrong with the request on this host; empty when nothing is. Without O(validate_only) the module fails when there is any.
+  returned: always
+  type: list
+  elements: str
+totalvfs:
+  description: The PF's C(sriov_totalvfs), null when the PF was not found.
+  returned: always
+  type: int
 """
 
 import os
@@ -119,19 +149,80 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.offload.testbed.plugins.module_utils import parsers
 from ansible_collections.offload.testbed.plugins.module_utils import sriov
+from ansible_collections.offload.testbed.plugins.module_utils import validate
+from ansible_collections.offload.testbed.plugins.module_utils.devlink import parse_devlink_ports, parse_devlink_ports_json
+
+ARGUMENT_SPEC = dict(
+    pf=dict(type='str', required=True),
+    pci=dict(type='raw'),
+    numvfs=dict(type='int', required=True),
+    mode=dict(type='str', default='switchdev', choices=['switchdev', 'legacy']),
+    vf_macs=dict(type='dict', default={}),
+    vf_driver=dict(type='str', default='mlx5_core'),
+    links_up=dict(type='bool', default=True),
+    timeout=dict(type='int', default=30),
+    sysfs_root=dict(type='path', default='/sys'),
+    devlink=dict(type='str', default='devlink'),
+    ip=dict(type='str', default='ip'),
+    validate_only=dict(type='bool', default=False),
+    names=dict(type='dict', default={}),
+)
+
+
+def _basename_of_link(path):
+    return os.path.basename(os.path.realpath(path)) if os.path.exists(path) else None
+
+
+def _read_int(path):
+    try:
+        with open(path) as handle:
+            text = handle.read().strip()
+    except (IOError, OSError):
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def read_sysfs(root, pf, pci, vf_driver):
+    """What :func:`sriov.pf_errors` needs to know of the PF, its PCI address and the VF driver, from sysfs."""
+    net = os.path.join(root, 'class', 'net')
+    names = sorted(os.listdir(net)) if os.path.isdir(net) else []
+    devices = dict((name, _basename_of_link(os.path.join(net, name, 'device'))) for name in names)
+    sane = bool(pf) and '/' not in pf and pf not in ('.', '..')
+    device = os.path.join(net, pf, 'device') if sane else None
+    host = {
+        'sysfs_ok': os.path.isdir(net),
+        'pf_path': os.path.join(net, pf),
+        'pf_pci': devices.get(pf) if sane else None,
+        'pfs': dict((name, address) for name, address in devices.items()
+                    if address and os.path.exists(os.path.join(net, name, 'device', 'sriov_totalvfs'))),
+    }
+    host['pf_totalvfs'] = _read_int(os.path.join(device, 'sriov_totalvfs')) if host['pf_pci'] else None
+    host['pf_driver'] = _basename_of_link(os.path.join(device, 'driver')) if host['pf_pci'] else None
+    if validate.pci_address('pci', pci) is None:
+        host['pci_path'] = os.path.join(root, 'bus', 'pci', 'devices', pci.lower())
+        host['pci_exists'] = os.path.isdir(host['pci_path'])
+        listed = os.listdir(os.path.join(host['pci_path'], 'net')) if os.path.isdir(os.path.join(host['pci_path'], 'net')) else []
+        host['pci_netdevs'] = sorted(set(listed) | set(name for name, address in devices.items() if address == pci.lower()))
+    driver_ok = isinstance(vf_driver, str) and bool(vf_driver) and '/' not in vf_driver
+    host['driver_path'] = os.path.join(root, 'bus', 'pci', 'drivers', vf_driver or '')
+    host['driver_exists'] = driver_ok and os.path.isdir(host['driver_path'])
+    return host
 
 
 class PF(object):
+    """One PF: read it, check the request, then bring it to the request (or, dry, list what that takes)."""
+
     def __init__(self, module):
         self.module = module
         self.params = module.params
         self.root = self.params['sysfs_root']
         self.pf = self.params['pf']
         self.device = os.path.join(self.root, 'class', 'net', self.pf, 'device')
+        self.handle = None
         self.commands = []
         self.devlink_json = None
+        self.dry = True
 
     def fail(self, msg, **kw):
         self.module.fail_json(msg=msg, commands=self.commands, **kw)
@@ -144,23 +235,16 @@ class PF(object):
             self.fail('%s failed (rc %d): %s' % (' '.join(argv), rc, (err or out).strip()))
         return rc, out, err
 
-    def do(self, argv):
-        """Run a write command, or only record it in check mode."""
-        if self.module.check_mode:
+    def act(self, argv):
+        """Run a command that changes the PF, or only list it when dry."""
+        if self.dry:
             self.commands.append(' '.join(argv))
             return
         self.run(argv)
 
-    def read(self, path):
-        try:
-            with open(path) as handle:
-                return handle.read().strip()
-        except (IOError, OSError):
-            return None
-
     def write(self, path, value):
         self.commands.append('echo %s > %s' % (value, path))
-        if self.module.check_mode:
+        if self.dry:
             return
         try:
             with open(path, 'w') as handle:
@@ -171,27 +255,29 @@ class PF(object):
     # ------------------------------------------------------------- reads
 
     def numvfs(self):
-        value = self.read(os.path.join(self.device, 'sriov_numvfs'))
-        return int(value) if value and value.isdigit() else 0
+        return _read_int(os.path.join(self.device, 'sriov_numvfs')) or 0
 
     def eswitch_mode(self, handle):
+        """``(mode, None)``, or ``(None, what devlink answered)``."""
         devlink = self.params['devlink']
         if self.devlink_json is not False:
             rc, out, err = self.run([devlink, '-j', 'dev', 'eswitch', 'show', handle], record=False, check_rc=False)
             if rc == 0 and sriov.looks_like_json(out):
                 self.devlink_json = True
-                return sriov.eswitch_mode(handle, out, True)
+                return sriov.eswitch_mode(handle, out, True), None
             self.devlink_json = False
-        rc, out, err = self.run([devlink, 'dev', 'eswitch', 'show', handle], record=False)
-        return sriov.eswitch_mode(handle, out, False)
+        rc, out, err = self.run([devlink, 'dev', 'eswitch', 'show', handle], record=False, check_rc=False)
+        if rc != 0:
+            return None, (err or out).strip()
+        return sriov.eswitch_mode(handle, out, False), None
 
     def ports(self):
         devlink = self.params['devlink']
         if self.devlink_json:
             rc, out, err = self.run([devlink, '-j', 'port', 'show'], record=False)
-            return parsers.parse_devlink_ports_json(out)
+            return parse_devlink_ports_json(out)
         rc, out, err = self.run([devlink, 'port', 'show'], record=False)
-        return parsers.parse_devlink_ports(out)
+        return parse_devlink_ports(out)
 
     def link(self, name):
         rc, out, err = self.run([self.params['ip'], '-j', 'link', 'show', 'dev', name], record=False, check_rc=False)
@@ -206,8 +292,7 @@ class PF(object):
         return names[0] if names else None
 
     def vf_pci(self, index):
-        path = os.path.join(self.device, 'virtfn%d' % index)
-        return os.path.basename(os.path.realpath(path)) if os.path.exists(path) else None
+        return _basename_of_link(os.path.join(self.device, 'virtfn%d' % index))
 
     def wait(self, probe):
         deadline = time.time() + self.params['timeout']
@@ -216,6 +301,21 @@ class PF(object):
             if value or time.time() >= deadline:
                 return value
             time.sleep(0.5)
+
+    def read_and_check(self):
+        """The PF's state (PCI address, sriov_totalvfs, eswitch mode, VF count) and every problem of the request."""
+        p = self.params
+        host = read_sysfs(self.root, self.pf, p['pci'], p['vf_driver'])
+        errors = sriov.pf_errors(p, host, p['names'])
+        state = {'pci': host['pf_pci'] or p['pci'], 'totalvfs': host['pf_totalvfs'], 'mode': None, 'numvfs': 0}
+        pci_matches = p['pci'] is None or (isinstance(p['pci'], str) and p['pci'].lower() == (host['pf_pci'] or '').lower())
+        if host['pf_totalvfs'] is not None and pci_matches:
+            self.handle = 'pci/%s' % host['pf_pci']
+            state['mode'], answer = self.eswitch_mode(self.handle)
+            if state['mode'] is None:
+                errors.append(sriov.eswitch_error(p, self.handle, answer, p['names']))
+            state['numvfs'] = self.numvfs()
+        return state, errors
 
     # ------------------------------------------------------------ writes
 
@@ -227,7 +327,7 @@ class PF(object):
         if unbind_first:
             self.write(os.path.join(drivers, 'unbind'), pci)
         self.write(os.path.join(drivers, 'bind'), pci)
-        if self.module.check_mode:
+        if self.dry:
             return None
         netdev = self.wait(lambda: self.vf_netdev(index))
         if netdev is None:
@@ -235,124 +335,100 @@ class PF(object):
                       % (index, self.pf, pci, self.params['timeout'], self.params['vf_driver'], self.params['vf_driver']))
         return netdev
 
-
-def main():
-    module = AnsibleModule(
-        argument_spec=dict(
-            pf=dict(type='str', required=True),
-            pci=dict(type='str'),
-            numvfs=dict(type='int', required=True),
-            mode=dict(type='str', default='switchdev', choices=['switchdev', 'legacy']),
-            vf_macs=dict(type='dict', default={}),
-            vf_driver=dict(type='str', default='mlx5_core'),
-            links_up=dict(type='bool', default=True),
-            timeout=dict(type='int', default=30),
-            sysfs_root=dict(type='path', default='/sys'),
-            devlink=dict(type='str', default='devlink'),
-            ip=dict(type='str', default='ip'),
-        ),
-        supports_check_mode=True,
-    )
-    p = module.params
-    pf = PF(module)
-    if not os.path.exists(pf.device):
-        module.fail_json(msg='%s: no such PF (nothing at %s); check sriov_switchdev_pfs[].name' % (p['pf'], pf.device))
-    pci = p['pci'] or os.path.basename(os.path.realpath(pf.device))
-    total = pf.read(os.path.join(pf.device, 'sriov_totalvfs'))
-    total = int(total) if total and total.isdigit() else 0
-    if p['numvfs'] < 0 or p['numvfs'] > total:
-        module.fail_json(msg='%s: numvfs %d is outside 0..%d (sriov_totalvfs); enable SR-IOV with more VFs in the firmware '
-                         '(mlxconfig SRIOV_EN=1 NUM_OF_VFS=N) or lower it' % (p['pf'], p['numvfs'], total))
-    macs, errors = sriov.normalize_macs(p['vf_macs'], p['numvfs'])
-    if errors:
-        module.fail_json(msg='; '.join(errors))
-    handle = 'pci/%s' % pci
-    mode = pf.eswitch_mode(handle)
-    if mode is None:
-        module.fail_json(msg='devlink shows no eswitch for %s (%s); is the PF at another PCI address?' % (handle, p['pf']))
-    count = pf.numvfs()
-    before = {'mode': mode, 'numvfs': count}
-    steps = sriov.plan_eswitch(mode, count, p['numvfs'], p['mode'])
-    numvfs_path = os.path.join(pf.device, 'sriov_numvfs')
-    for kind, value in steps:
-        if kind == 'numvfs':
-            pf.write(numvfs_path, value)
-        else:
-            pf.do([p['devlink'], 'dev', 'eswitch', 'set', handle, 'mode', value])
-    predicted = bool(steps) and module.check_mode
-    if steps and not module.check_mode:
-        mode = pf.eswitch_mode(handle)
-        if mode != p['mode'] or pf.numvfs() != p['numvfs']:
-            module.fail_json(msg='%s: after the change the eswitch is %s with %d VFs, not %s with %d'
-                             % (p['pf'], mode, pf.numvfs(), p['mode'], p['numvfs']), commands=pf.commands)
-    elif predicted:
-        mode = p['mode']
-
-    ip = p['ip']
-    pf_side = {} if predicted else sriov.vf_table(pf.link(p['pf']) or '[]')
-    pf_link = None if predicted else sriov.link_state(pf.link(p['pf']) or '[]')
-    if p['links_up'] and (predicted or not (pf_link or {}).get('up')):
-        pf.do([ip, 'link', 'set', 'dev', p['pf'], 'up'])
-    vfs = []
-    for index in range(p['numvfs']):
-        netdev = None if predicted else pf.vf_netdev(index)
-        if netdev is None and not predicted:
-            netdev = pf.bind(index, False)
-        shown = netdev or '<VF %d netdev>' % index
-        vf = {'index': index, 'pci': None if predicted else pf.vf_pci(index), 'netdev': netdev, 'mac': macs.get(index), 'representor': None}
-        mac = macs.get(index)
-        if mac and pf_side.get(index) != mac:
-            argv = [ip, 'link', 'set', 'dev', p['pf'], 'vf', str(index), 'mac', mac]
-            pf.do(argv)
-        state = None if (predicted or netdev is None) else sriov.link_state(pf.link(netdev) or '[]')
-        if mac and (state is None or state['address'] != mac):
-            argv = [ip, 'link', 'set', 'dev', shown, 'address', mac]
-            if module.check_mode:
-                pf.commands.append(' '.join(argv))
+    def change_eswitch(self, steps):
+        """VFs to 0, mode, VFs to N (:func:`sriov.plan_eswitch`), then a check that the PF took them."""
+        p = self.params
+        for kind, value in steps:
+            if kind == 'numvfs':
+                self.write(os.path.join(self.device, 'sriov_numvfs'), value)
             else:
-                rc, out, err = pf.run(argv, check_rc=False)
-                if rc != 0:
-                    # Some VF drivers refuse an address the PF administers; rebinding picks up the PF-side MAC.
-                    netdev = pf.bind(index, True)
-                    state = sriov.link_state(pf.link(netdev) or '[]')
-                    if state is None or state['address'] != mac:
-                        module.fail_json(msg='VF %d of %s: %s refused address %s (%s) and rebinding %s did not give it'
-                                         % (index, p['pf'], netdev, mac, (err or out).strip(), p['vf_driver']), commands=pf.commands)
-                    vf['netdev'] = netdev
-                    shown = netdev
-        if p['links_up'] and (state is None or not state['up']):
-            argv = [ip, 'link', 'set', 'dev', shown, 'up']
-            pf.do(argv)
-        vfs.append(vf)
+                self.act([p['devlink'], 'dev', 'eswitch', 'set', self.handle, 'mode', value])
+        if steps and not self.dry:
+            mode = self.eswitch_mode(self.handle)[0]
+            if mode != p['mode'] or self.numvfs() != p['numvfs']:
+                self.fail('%s: after the change the eswitch is %s with %d VFs, not %s with %d' % (self.pf, mode, self.numvfs(), p['mode'], p['numvfs']))
 
-    if p['mode'] == 'switchdev' and p['numvfs'] and not predicted:
-        def all_representors():
-            found = sriov.representors(pf.ports(), handle, p['numvfs'])
-            return found if len(found) == p['numvfs'] else None
+    def set_address(self, index, netdev, mac, state):
+        """The VF's own MAC; a VF that refuses it is rebound so that it picks up the PF-side MAC."""
+        argv = [self.params['ip'], 'link', 'set', 'dev', netdev, 'address', mac]
+        if self.dry:
+            self.commands.append(' '.join(argv))
+            return netdev, state
+        rc, out, err = self.run(argv, check_rc=False)
+        if rc == 0:
+            return netdev, state
+        netdev = self.bind(index, True)
+        state = sriov.link_state(self.link(netdev) or '[]')
+        if state is None or state['address'] != mac:
+            self.fail('VF %d of %s: %s refused address %s (%s) and rebinding %s did not give it'
+                      % (index, self.pf, netdev, mac, (err or out).strip(), self.params['vf_driver']))
+        return netdev, state
 
-        reps = pf.wait(all_representors)
+    def configure_vf(self, index, mac, pf_side, predicted):
+        ip = self.params['ip']
+        netdev = None if predicted else (self.vf_netdev(index) or self.bind(index, False))
+        shown = netdev or '<VF %d netdev>' % index
+        vf = {'index': index, 'pci': None if predicted else self.vf_pci(index), 'netdev': netdev, 'mac': mac, 'representor': None}
+        if mac and pf_side.get(index) != mac:
+            self.act([ip, 'link', 'set', 'dev', self.pf, 'vf', str(index), 'mac', mac])
+        state = None if netdev is None else sriov.link_state(self.link(netdev) or '[]')
+        if mac and (state is None or state['address'] != mac):
+            shown, state = self.set_address(index, shown, mac, state)
+            vf['netdev'] = shown if netdev else None
+        if self.params['links_up'] and (state is None or not state['up']):
+            self.act([ip, 'link', 'set', 'dev', shown, 'up'])
+        return vf
+
+    def configure_representors(self, vfs):
+        count = self.params['numvfs']
+        reps = self.wait(lambda: self.complete_representors(count))
         if not reps:
-            found = sriov.representors(pf.ports(), handle, p['numvfs'])
-            module.fail_json(msg='%s: representors of VFs %s did not appear within %d s (devlink port show)'
-                             % (p['pf'], sorted(set(range(p['numvfs'])) - set(found)), p['timeout']), commands=pf.commands)
+            found = sriov.representors(self.ports(), self.handle, count)
+            self.fail('%s: representors of VFs %s did not appear within %d s (devlink port show)'
+                      % (self.pf, sorted(set(range(count)) - set(found)), self.params['timeout']))
         for vf in vfs:
             vf['representor'] = reps[vf['index']]
-            state = sriov.link_state(pf.link(reps[vf['index']]) or '[]')
-            if p['links_up'] and (state is None or not state['up']):
-                argv = [ip, 'link', 'set', 'dev', reps[vf['index']], 'up']
-                pf.do(argv)
+            state = sriov.link_state(self.link(vf['representor']) or '[]')
+            if self.params['links_up'] and (state is None or not state['up']):
+                self.act([self.params['ip'], 'link', 'set', 'dev', vf['representor'], 'up'])
 
-    result = {
-        'changed': bool(pf.commands),
-        'commands': pf.commands,
-        'pci': pci,
-        'mode': mode,
-        'devlink_json': bool(pf.devlink_json),
-        'vfs': vfs,
-    }
+    def complete_representors(self, count):
+        found = sriov.representors(self.ports(), self.handle, count)
+        return found if len(found) == count else None
+
+    def converge(self, state, macs, dry):
+        """Bring the PF to the request; ``dry`` (check mode) only lists the commands. Returns ``(mode, vfs, pf_side)``."""
+        p = self.params
+        self.dry = dry
+        steps = sriov.plan_eswitch(state['mode'], state['numvfs'], p['numvfs'], p['mode'])
+        self.change_eswitch(steps)
+        predicted = bool(steps) and dry
+        pf_link = '[]' if predicted else (self.link(self.pf) or '[]')
+        pf_side, pf_state = sriov.vf_table(pf_link), sriov.link_state(pf_link)
+        if p['links_up'] and not (pf_state or {}).get('up'):
+            self.act([p['ip'], 'link', 'set', 'dev', self.pf, 'up'])
+        vfs = [self.configure_vf(index, macs.get(index), pf_side, predicted) for index in range(p['numvfs'])]
+        if p['mode'] == 'switchdev' and p['numvfs'] and not predicted:
+            self.configure_representors(vfs)
+        return (p['mode'] if steps else state['mode']), vfs, pf_side
+
+
+def main():
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    p = module.params
+    pf = PF(module)
+    state, errors = pf.read_and_check()
+    if p['validate_only']:
+        module.exit_json(changed=False, errors=errors, commands=[], pci=state['pci'], totalvfs=state['totalvfs'], mode=state['mode'])
+    if errors:
+        module.fail_json(msg='; '.join(errors), errors=errors, commands=[], pci=state['pci'], totalvfs=state['totalvfs'], mode=state['mode'])
+    macs = sriov.mac_table(p['vf_macs'], p['numvfs'])[0]
+    mode, vfs, pf_side = pf.converge(state, macs, dry=module.check_mode)
+    result = dict(changed=bool(pf.commands), commands=pf.commands, pci=state['pci'], totalvfs=state['totalvfs'], mode=mode,
+                  devlink_json=bool(pf.devlink_json), vfs=vfs, errors=[])
     if module._diff:
         result['diff'] = {
-            'before': 'mode %s numvfs %d\n' % (before['mode'], before['numvfs']) +
+            'before': 'mode %s numvfs %d\n' % (state['mode'], state['numvfs']) +
             ''.join('vf %d mac %s\n' % (i, m) for i, m in sorted(pf_side.items()) if i in macs),
             'after': 'mode %s numvfs %d\n' % (p['mode'], p['numvfs']) + ''.join('vf %d mac %s\n' % (i, m) for i, m in sorted(macs.items())),
         }

@@ -27,8 +27,6 @@ description:
   - O(state=absent) removes the declared namespaces, veths and OVS ports, and the bridges the
     module created (they carry C(external_ids:offload-testbed=virtual_lab)) once no other port
     is left on them; nothing else is touched.
-author:
-  - offload.testbed developers (@offload-testbed)
 attributes:
   check_mode:
     support: full
@@ -36,6 +34,8 @@ attributes:
   diff_mode:
     support: full
     description: Returns the lab's namespaces, addresses and internal ports before and after.
+author:
+  - offload.testbed developers (@offload-testbed)
 options:
   state:
     description: Whether the lab exists.
@@ -126,7 +126,7 @@ options:
             description: C(external_ids:iface-id) of the OVS interface, binding it to an OVN logical port.
             type: str
       loopback:
-        description: Addresses with prefix length put on the namespace's C(lo), for hosts that stand behind it (seed 000's 16.0.0.188).
+        description: Addresses with prefix length put on the namespace's C(lo), for hosts behind it (16.0.0.188 on the ConnectX-6 Lx reference bench).
         type: list
         elements: str
         default: []
@@ -211,6 +211,8 @@ import shlex
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils import virtual_lab as vl
+from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_features
+from ansible_collections.offload.testbed.plugins.module_utils.ip import parse_ip_addr_json, parse_ip_route_json, parse_netns_list
 
 LINK_SPEC = dict(
     name=dict(type="str", required=True),
@@ -269,9 +271,9 @@ class Lab(object):
 
     def read(self, lab):
         _rc, out = self.run(["ip", "netns", "list"])
-        netns = vl.parse_netns_list(out)
+        netns = parse_netns_list(out)
         _rc, out = self.run(["ip", "-j", "addr", "show"])
-        root = vl.parse_ip_addr_json(out)
+        root = parse_ip_addr_json(out)
         state = {"netns": netns, "root_links": root, "ns_links": {}, "ns_routes": {}, "features": {}}
         features = []
         for ns in lab["namespaces"]:
@@ -279,9 +281,9 @@ class Lab(object):
             if name not in netns:
                 continue
             _rc, out = self.run(["ip", "-j", "-n", name, "addr", "show"])
-            state["ns_links"][name] = vl.parse_ip_addr_json(out)
+            state["ns_links"][name] = parse_ip_addr_json(out)
             _rc, out = self.run(["ip", "-j", "-n", name, "route", "show"])
-            state["ns_routes"][name] = vl.parse_ip_route_json(out)
+            state["ns_routes"][name] = parse_ip_route_json(out)
             for link in ns["links"]:
                 if link["name"] in state["ns_links"][name]:
                     features.append((name, link["name"]))
@@ -295,7 +297,7 @@ class Lab(object):
             if ns:
                 argv = ["ip", "netns", "exec", ns] + argv
             _rc, out = self.run(argv)
-            state["features"][(ns, dev)] = vl.parse_ethtool_features(out)
+            state["features"][(ns, dev)] = parse_ethtool_features(out)
         listing = []
         for table in ("Bridge", "Port", "Interface"):
             _rc, out = self.run(["ovs-vsctl", "--timeout=10", "--format=json", "list", table])

@@ -47,6 +47,8 @@ def declaration(n_nat, n_vip, backend_port=80):
         "switches": [{"name": "sw0", "ports": [{"name": "vm%03d" % i, "addresses": ["50:54:00:00:00:%02x 192.168.0.%d" % (i, 10 + i)]}
                                                for i in range(20)] + [{"name": "uplink", "type": "router", "router_port": "p1"}]}],
         "routers": [{"name": "lr0", "ports": [{"name": "p1", "mac": "00:00:00:00:ff:01", "networks": ["192.168.0.1/16"]}],
+                     # The hosts behind the NAT rules' logical addresses, reached through a backend.
+                     "static_routes": [{"prefix": "16.2.0.0/16", "nexthop": "192.168.0.3"}],
                      "nat": [{"type": "dnat_and_snat", "external_ip": ip("18.2", i), "logical_ip": ip("16.2", i)} for i in range(n_nat)],
                      "load_balancers": ["lb-web"]}],
         "load_balancers": [{"name": "lb-web", "vips": vips, "protocol": "tcp"}],

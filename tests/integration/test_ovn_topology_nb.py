@@ -22,6 +22,7 @@ from ansible_collections.offload.testbed.plugins.modules import ovn_topology
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "unit", "plugins", "modules", "fixtures", "ovn_topology")
 
+# SEED: the logical topology of the ConnectX-6 Lx reference bench (docs/reference_benches.md).
 with open(os.path.join(FIXTURES, "seed_topology.json")) as _handle:
     SEED = json.load(_handle)
 
@@ -65,7 +66,7 @@ def test_lifecycle(nb, monkeypatch):
     assert result["changed"] is True and len(result["commands"]) == 15
     assert nbctl(nb, "show") == ""
 
-    # 2. apply the seed topology
+    # 2. apply the reference bench's topology
     result, failed = apply(monkeypatch, nb, SEED, _ansible_diff=True)
     assert not failed, result
     assert result["changed"] is True

@@ -1,7 +1,8 @@
 """pytest-ansible: the collection's plugins through Ansible itself, on localhost.
 
 The ``localhost`` fixture runs real modules through Ansible's executor; these
-cases never touch the host (validation fails first, or check mode).
+cases never touch the host (validation fails first, a namespace is not there, or
+check mode).
 """
 
 BAD_LAB = {
@@ -33,3 +34,22 @@ def test_exchange_refuses_udp_messages_too_short_for_their_sequence_number(local
     outcome = result["localhost"]
     assert outcome["failed"]
     assert outcome["msg"].startswith("count must be at least 1 and size within 1..65000 (8..65000 over UDP")
+
+
+def test_exchange_names_a_missing_namespace_through_ansible(localhost):
+    """The module and its module_utils (netns, netns_exchange) as Ansible ships them; the namespace is not there."""
+    exchange = getattr(localhost, "offload.testbed.netns_exchange")
+    result = exchange(server_namespace="t15n-absent", client_namespace="", server_address="10.215.9.1", count=1, timeout=0.5)
+    outcome = result["localhost"]
+    assert outcome["failed"]
+    assert outcome["msg"] == ('echo server in namespace t15n-absent did not start: '
+                              'Cannot open network namespace "t15n-absent": No such file or directory')
+
+
+def test_lb_probe_names_a_missing_namespace_through_ansible(localhost):
+    probe = getattr(localhost, "offload.testbed.netns_lb_probe")
+    result = probe(client_namespace="", vip="10.215.9.1", port=80, backends=[{"namespace": "t15n-absent", "address": "10.215.9.1"}])
+    outcome = result["localhost"]
+    assert outcome["failed"]
+    assert outcome["msg"] == ('server in namespace t15n-absent did not start: '
+                              'Cannot open network namespace "t15n-absent": No such file or directory')

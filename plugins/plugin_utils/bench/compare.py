@@ -65,7 +65,25 @@ def plan(variants=None, datapaths=None, inventory_other_config=None, inventory_h
     inventory = inventory_other_config if isinstance(inventory_other_config, dict) else {}
     if inventory_other_config is not None and not isinstance(inventory_other_config, dict):
         errors.append("ovs_other_config: %r is not a mapping" % (inventory_other_config,))
-    raw = []
+    raw, variant_errors = _given_variants(variants, datapaths)
+    errors += variant_errors
+    if len(raw) == 2 and isinstance(raw[0].get("name"), str) and raw[0].get("name") == raw[1].get("name"):
+        source = "bench_compare_variants" if variants is not None else "bench_compare_datapaths"
+        errors.append("%s: both variants are named %r; the results and the speedup table tell them apart by name" % (source, raw[0]["name"]))
+    if errors:
+        return {"errors": errors, "variants": [], "names": [], "restore_other_config": dict(inventory)}
+    resolved, added = [], set()
+    for variant in raw:
+        resolved.append(_resolve(variant, inventory, inventory_hw_offload))
+        added.update(key for key in resolved[-1]["other_config"] if key not in inventory)
+    restore = dict(inventory)
+    restore.update(dict((key, None) for key in sorted(added)))
+    return {"errors": [], "variants": resolved, "names": [variant["name"] for variant in resolved], "restore_other_config": restore}
+
+
+def _given_variants(variants, datapaths):
+    """The two variants as given (``bench_compare_variants``, or ``bench_compare_datapaths`` as variants), and the errors."""
+    errors, raw = [], []
     if variants is not None and datapaths is not None:
         errors.append("bench_compare_variants and bench_compare_datapaths: give one of them, not both")
     elif variants is not None:
@@ -90,31 +108,24 @@ def plan(variants=None, datapaths=None, inventory_other_config=None, inventory_h
                 if datapath not in DATAPATHS:
                     errors.append("bench_compare_datapaths[%d]: %r is not one of %s" % (index, datapath, ", ".join(DATAPATHS)))
                 raw.append({"name": datapath, "datapath": datapath})
-    if len(raw) == 2 and isinstance(raw[0].get("name"), str) and raw[0].get("name") == raw[1].get("name"):
-        source = "bench_compare_variants" if variants is not None else "bench_compare_datapaths"
-        errors.append("%s: both variants are named %r; the results and the speedup table tell them apart by name" % (source, raw[0]["name"]))
-    if errors:
-        return {"errors": errors, "variants": [], "names": [], "restore_other_config": dict(inventory)}
+    return raw, errors
 
-    resolved = []
-    added = set()
-    for variant in raw:
-        own = dict((str(key), _config_value(value)) for key, value in (variant.get("other_config") or {}).items())
-        added.update(key for key in own if key not in inventory)
-        merged = dict(inventory)
-        merged.update(own)
-        hw_offload = variant.get("hw_offload")
-        if hw_offload is not None:
-            effective = bool(hw_offload)
-        elif inventory_hw_offload is not None and str(inventory_hw_offload) != "":
-            effective = truth(inventory_hw_offload)
-        else:
-            effective = variant["datapath"] == "doca"
-        resolved.append({"name": str(variant["name"]), "datapath": variant["datapath"], "other_config": own,
-                         "hw_offload": hw_offload, "ovs_other_config": merged, "ovs_hw_offload": effective})
-    restore = dict(inventory)
-    restore.update(dict((key, None) for key in sorted(added)))
-    return {"errors": [], "variants": resolved, "names": [variant["name"] for variant in resolved], "restore_other_config": restore}
+
+def _resolve(variant, inventory, inventory_hw_offload):
+    """One valid variant with what the ``ovs`` role gets for it: the inventory's other_config with the variant's merged,
+    and the hw-offload in force (the variant's, else the inventory's, else on for doca only)."""
+    own = dict((str(key), _config_value(value)) for key, value in (variant.get("other_config") or {}).items())
+    merged = dict(inventory)
+    merged.update(own)
+    hw_offload = variant.get("hw_offload")
+    if hw_offload is not None:
+        effective = bool(hw_offload)
+    elif inventory_hw_offload is not None and str(inventory_hw_offload) != "":
+        effective = truth(inventory_hw_offload)
+    else:
+        effective = variant["datapath"] == "doca"
+    return {"name": str(variant["name"]), "datapath": variant["datapath"], "other_config": own,
+            "hw_offload": hw_offload, "ovs_other_config": merged, "ovs_hw_offload": effective}
 
 
 def _variant_errors(where, variant):

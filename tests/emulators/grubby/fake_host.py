@@ -12,7 +12,8 @@ n+8 are siblings), NUMA node 0 with CPUs 0-3,8-11 and node 1 with 4-7,12-15,
 /proc/cpuinfo, /proc/meminfo, /proc/cmdline (the default grubby fixture
 entry), a boot id, and a ConnectX PF enp8s0f1np1 at 0000:08:00.1 (the PF in
 legacy mode in tests/fixtures/devlink_dev_eswitch_show_two_pfs.txt) with 8
-possible VFs enp8s0f1v0..7 and the mlx5_core driver's bind/unbind files.
+possible VFs enp8s0f1v0..7, bound to (its ``driver`` link) the mlx5_core driver
+with its bind/unbind files.
 """
 import argparse
 import os
@@ -77,6 +78,7 @@ def build(root, pdpe1gb=True, mem_kb=65842352):
     drivers = os.path.join(sys_root, 'bus', 'pci', 'drivers', 'mlx5_core')
     write(os.path.join(drivers, 'bind'), '')
     write(os.path.join(drivers, 'unbind'), '')
+    os.symlink(os.path.join('..', '..', 'drivers', 'mlx5_core'), os.path.join(pf_dir, 'driver'))
     return root
 
 

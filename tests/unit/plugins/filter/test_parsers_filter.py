@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Unit tests for plugins/filter/parsers.py (thin wrappers over module_utils/parsers.py)."""
+"""Unit tests for plugins/filter/parsers.py (thin wrappers over the per-tool parsers of module_utils)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -15,7 +15,7 @@ import yaml
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.offload.testbed.plugins.filter.parsers import FilterModule
-from ansible_collections.offload.testbed.plugins.module_utils import parsers
+from ansible_collections.offload.testbed.tests.unit.plugins.module_utils.tool_fixtures import PARSER_OF
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
 FIXTURES = os.path.join(ROOT, 'tests', 'fixtures')
@@ -67,7 +67,8 @@ def test_filter_equals_parser_on_fixture(name):
     text = fixture(name)
     result = FILTERS[filter_name](text)
     assert result
-    assert result == getattr(parsers, filter_name)(text)
+    assert result == PARSER_OF[name](text)
+    assert PARSER_OF[name].__name__ == filter_name
 
 
 @pytest.mark.parametrize('name', sorted(FIXTURE_FILTERS))

@@ -19,9 +19,13 @@ FILTERS = FilterModule().filters()
 def test_errors_name_the_variable():
     errors = FILTERS['sriov_switchdev_errors']
     assert errors([{'name': 'ens3f0np0', 'pci': '0000:32:00.0'}], 8, {0: '50:54:00:00:00:06', 1: 'b2:23:54:c4:4c:cf'}) == []
-    assert errors([{'name': 'ens3f0np0', 'numvfs': 2}], 8, {2: '50:54:00:00:00:06'}) == [
-        'sriov_switchdev_vf_macs (for ens3f0np0)[2]: VF 2 does not exist with 2 VFs (indexes 0..1)']
-    assert errors(['ens3f0np0'], 0, {}) == ['sriov_switchdev_pfs[0] has no name']
+    assert errors([{'name': 'ens3f0np0'}, {'name': 'ens3f0np0'}], 0, {}) == [
+        "sriov_switchdev_pfs[1].name: 'ens3f0np0' is listed twice (also sriov_switchdev_pfs[0]); list each PF once"]
+    assert errors([{'name': 'ens3f0np0'}], 0, {}, {'sriov_switchdev_unit': '/etc/systemd/system/sriov'}) == [
+        "sriov_switchdev_unit: '/etc/systemd/system/sriov' does not end with .service (systemd takes a service unit only from a file "
+        'named *.service); name it for example /etc/systemd/system/offload-testbed-sriov-switchdev.service']
+    assert errors([], 0, {})[0].startswith('sriov_switchdev_pfs is empty')
+    assert errors(['ens3f0np0'], 0, {}) == []
     with pytest.raises(AnsibleFilterError):
         errors('ens3f0np0', 0, {})
 

@@ -10,7 +10,7 @@ import json
 import os
 
 from ansible_collections.offload.testbed.plugins.module_utils import bench_health as bh
-from ansible_collections.offload.testbed.plugins.module_utils.parsers import parse_dump_flows
+from ansible_collections.offload.testbed.plugins.module_utils.ovs_dpctl import parse_dump_flows
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))

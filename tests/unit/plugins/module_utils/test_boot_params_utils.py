@@ -17,7 +17,7 @@ import pytest
 
 from ansible_collections.offload.testbed.plugins.module_utils import boot_params as bp
 from ansible_collections.offload.testbed.plugins.module_utils.cpulist import parse_cpulist
-from ansible_collections.offload.testbed.plugins.module_utils.parsers import parse_grubby_info
+from ansible_collections.offload.testbed.plugins.module_utils.grubby import parse_grubby_info
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
 FIXTURE = os.path.join(ROOT, 'tests', 'fixtures', 'grubby_info_all_fedora37.txt')
@@ -42,7 +42,7 @@ def entries():
 
 
 def seed_siblings():
-    """Seed 000's host: 32 cores, CPU n and n+32 are siblings."""
+    """The ConnectX-6 Lx reference bench's host: 32 cores, CPU n and n+32 are siblings."""
     return dict((cpu, '%d,%d' % (cpu % 32, cpu % 32 + 32)) for cpu in range(64))
 
 
@@ -145,26 +145,141 @@ TOPOLOGY = {
 SIBLINGS = dict((cpu, '%d,%d' % (cpu % 8, cpu % 8 + 8)) for cpu in range(16))
 
 
-def refuse(hugepages, cpus, **topology):
-    requested = parse_cpulist(cpus)
-    host = dict(TOPOLOGY, **topology)
-    return bp.refusals(hugepages, requested, bp.isolated_set(requested, SIBLINGS), host)
+HOST = dict(TOPOLOGY, siblings=SIBLINGS, vendor='GenuineIntel', flags={'pse', 'pdpe1gb', 'lm'})
+GOOD = {'hugepages_1g': 16, 'hugepages_2m': 0, 'max_memory_fraction': 0.9, 'extra_args': [], 'reboot_timeout': 1800}
+
+
+def refuse(cpus, args=tuple(bp.ISOLATION_ARGS), **topology):
+    return bp.cpu_errors(cpus, list(args), dict(HOST, **topology), '/sys')[2]
 
 
 def test_a_sane_request_is_accepted():
-    assert refuse(16, '2-3') == []
+    assert refuse('2-3') == [] and refuse('') == []
+    assert bp.count_errors(GOOD) == [] and bp.iommu_errors('intel', 'GenuineIntel') == ('intel', [])
+    assert bp.hugepage_errors(GOOD, bp.wanted_args('intel', 16, set()), HOST) == []
 
 
-def test_refusals():
-    assert refuse(0, '0-1')[0].startswith('boot_params_isolated_cpus: CPU 0 would be isolated;')
-    assert 'as a hyper-thread sibling of 8' in refuse(0, '8')[0]
-    assert refuse(0, '4-7') == ['boot_params_isolated_cpus: every CPU of NUMA node 1 (4-7,12-15) would be isolated; leave at least one '
-                                'CPU (with its siblings) of each node to the kernel']
-    assert refuse(0, '20') == ['boot_params_isolated_cpus: CPUs 20 do not exist on this host (it has 0-15)']
-    assert refuse(4, '', flags={'lm'})[0].startswith('boot_params_hugepages_1g: 4 x 1G pages asked, but the CPU has no pdpe1gb flag')
-    message = refuse(57, '')
-    assert message == ['boot_params_hugepages_1g: 57 x 1G is above 90% of the host memory (62.8 GiB); set it to at most 56']
-    assert refuse(56, '') == []
+def test_cpu_refusals():
+    assert refuse('0-1')[0].startswith('boot_params_isolated_cpus: CPU 0 would be isolated;')
+    assert 'as a hyper-thread sibling of 8' in refuse('8')[0]
+    assert refuse('4-7') == ['boot_params_isolated_cpus: every CPU of NUMA node 1 (4-7,12-15) would be isolated; leave at least one '
+                             'CPU (with its siblings) of each node to the kernel']
+    assert refuse('20') == ["boot_params_isolated_cpus: '20' names CPUs 20 this host does not have (it has 16 CPUs, 0..15); "
+                            'list only those']
+    assert refuse('3-2') == ["boot_params_isolated_cpus: '3-2' is not a cpulist (descending cpulist range: '3-2'); write CPU ids "
+                             'and ranges such as 2-15,34-47']
+    assert refuse('2-3', args=['isolcpus', 'isolcpus']) == ['boot_params_isolation_args: isolcpus is listed twice; list each argument once']
+    assert refuse('2-3', args=[]) == ["boot_params_isolation_args is empty, so boot_params_isolated_cpus '2-3' would isolate nothing; "
+                                      'list some of isolcpus, nohz_full, rcu_nocbs, or set boot_params_isolated_cpus to ""']
+    assert refuse('2', siblings={}) == ['boot_params_isolated_cpus: no thread_siblings_list under /sys; cannot add the hyper-thread '
+                                        'siblings']
+
+
+def test_iommu_refusals():
+    assert bp.iommu_errors('auto', 'AuthenticAMD') == ('amd', [])
+    assert bp.iommu_errors('none', 'AuthenticAMD') == ('none', [])
+    assert bp.iommu_errors('intel', 'AuthenticAMD')[1] == [
+        "boot_params_iommu: 'intel' on a CPU whose vendor_id is AuthenticAMD (/proc/cpuinfo); intel_iommu=on does nothing there, set "
+        'it to amd (or auto)']
+    assert bp.iommu_errors('auto', 'CentaurHauls')[1] == [
+        "boot_params_iommu: auto cannot tell the IOMMU from CPU vendor 'CentaurHauls'; set intel, amd or none"]
+
+
+@pytest.mark.parametrize('change, message', [
+    ({'hugepages_1g': -4}, 'boot_params_hugepages_1g: -4 is not a page count; write 0 (none) or more'),
+    ({'hugepages_2m': -1}, 'boot_params_hugepages_2m: -1 is not a page count; write 0 (none) or more'),
+    ({'max_memory_fraction': 90}, 'boot_params_max_memory_fraction: 90 is outside 0..1 (0 excluded); write the share of the memory '
+                                  'the hugepages may take as a fraction, 0.9 for 90 %'),
+    ({'max_memory_fraction': 0.0}, 'boot_params_max_memory_fraction: 0.0 is outside 0..1 (0 excluded); write the share of the '
+                                   'memory the hugepages may take as a fraction, 0.9 for 90 %'),
+    ({'reboot_timeout': 0}, 'boot_params_reboot_timeout: 0 is outside 10..86400; give the seconds a reboot of this host may take; a '
+                            'server takes minutes, the default is 1800'),
+])
+def test_count_refusals(change, message):
+    assert bp.count_errors(dict(GOOD, **change)) == [message]
+
+
+def hugepages(extra=(), flags=('pse', 'pdpe1gb'), **change):
+    params = dict(GOOD, extra_args=list(extra), **change)
+    args = bp.wanted_args('intel', params['hugepages_1g'], set(), hugepages_2m=params['hugepages_2m'], extra=extra)
+    return bp.hugepage_errors(params, args, dict(HOST, flags=set(flags)))
+
+
+def test_hugepage_refusals_every_size_against_the_memory_and_the_cpu():
+    assert hugepages(hugepages_1g=57) == ['boot_params_hugepages_1g: 57 x 1G = 57.0 GiB of hugepages is above 90% of the host memory '
+                                          '(62.8 GiB); set boot_params_hugepages_1g to at most 56']
+    assert hugepages(hugepages_1g=56) == []
+    assert hugepages(hugepages_1g=0, hugepages_2m=30000) == [
+        'boot_params_hugepages_2m: 30000 x 2M = 58.6 GiB of hugepages is above 90% of the host memory (62.8 GiB); set '
+        'boot_params_hugepages_2m to at most 28934']
+    assert hugepages(hugepages_1g=40, hugepages_2m=10000) == [
+        'boot_params_hugepages_1g + boot_params_hugepages_2m: 10000 x 2M + 40 x 1G = 59.5 GiB of hugepages is above 90% of the host '
+        'memory (62.8 GiB); reserve at most 56.5 GiB in all']
+    assert hugepages(flags=['pse'], hugepages_1g=4) == [
+        'boot_params_hugepages_1g: 4 x 1G pages asked, but the CPU has no pdpe1gb flag in /proc/cpuinfo and cannot map 1G pages; '
+        'set them to 0']
+    assert hugepages(['hugepagesz=4M'], hugepages_1g=0) == [
+        "boot_params_extra_args: hugepage size '4M' is not one an x86 CPU can map; use 2M and 1G"]
+    assert hugepages(['hugepagesz=1G'], flags=['pse'], hugepages_1g=0) == [
+        'boot_params_extra_args: hugepage size 1G named, but the CPU has no pdpe1gb flag in /proc/cpuinfo and cannot map 1G pages; '
+        'remove hugepagesz=1G']
+    assert hugepages(['hugepagesz=1G', 'hugepages=60'], hugepages_1g=0) == [
+        'boot_params_extra_args: 60 x 1G = 60.0 GiB of hugepages is above 90% of the host memory (62.8 GiB); reserve at most 56.5 '
+        'GiB in all']
+    assert hugepages(['hugepagesz=2M', 'hugepages=1024'], hugepages_1g=0) == []
+
+
+def test_extra_argument_refusals():
+    own = bp.wanted_args('intel', 16, {2, 3})
+    assert bp.extra_arg_errors(['mitigations=off', 'iommu=pt', 'quiet'], own) == []
+    assert bp.extra_arg_errors(['iommu=off', 'quiet splash', '', 'hugepagesz=2M', 'isolcpus=4'], own) == [
+        "boot_params_extra_args[0]: 'iommu=off' contradicts iommu=pt, which boot_params_iommu writes; remove it, or leave "
+        'boot_params_iommu out (none / "") to write your own',
+        "boot_params_extra_args[1]: 'quiet splash' is not one kernel argument; write one argument (key=value or a flag) per item, "
+        'without spaces or quotes',
+        "boot_params_extra_args[2]: '' is not one kernel argument; write one argument (key=value or a flag) per item, without spaces "
+        'or quotes',
+        "boot_params_extra_args[3]: 'hugepagesz=2M' repeats a hugepage argument that boot_params_hugepages_1g and "
+        'boot_params_hugepages_2m write (the kernel ignores a size given twice); set the pages there, or set both to 0 to write your own',
+        "boot_params_extra_args[4]: 'isolcpus=4' contradicts isolcpus=2-3, which boot_params_isolated_cpus writes; remove it, or "
+        'leave boot_params_isolated_cpus out (none / "") to write your own',
+    ]
+    assert bp.extra_arg_errors(['hugepagesz=2M', 'hugepages=many'], []) == [
+        "boot_params_extra_args[1]: 'hugepages=many' is not a page count; write hugepages=N after the hugepagesz= of its size"]
+
+
+def test_settings_refusals():
+    found = {'grubby': '/usr/sbin/grubby', 'update-grub': '/usr/sbin/update-grub'}
+    dirs = {'/etc/default/grub.d': True, '/var/lib/offload-testbed/boot_params.json': False}
+    good = {'method': 'grubby', 'grubby_command': 'grubby', 'update_grub_command': ['update-grub'], 'reboot_ok': True,
+            'grub_dropin': '/etc/default/grub.d/90-offload-testbed.cfg', 'state_file': '/var/lib/offload-testbed/boot_params.json',
+            'reboot_command': []}
+    assert bp.settings_errors(good, found, dirs) == []
+    assert bp.settings_errors(dict(good, method='grub_dropin'), found, dirs) == []
+    assert bp.settings_errors(dict(good, grubby_command='grubbyy'), found, dirs) == [
+        "boot_params_grubby_command: 'grubbyy' is not on this host's PATH; install grubby (dnf install grubby), or on Debian and "
+        'Ubuntu set boot_params_method: grub_dropin']
+    dropin = dict(good, method='grub_dropin', update_grub_command=[], grub_dropin='/etc/default/grub.d/90-offload-testbed')
+    assert bp.settings_errors(dropin, found, dirs) == [
+        'boot_params_update_grub_command: [] is not a command; write its words as a list, for example [update-grub] or '
+        '[grub2-mkconfig, -o, /boot/grub2/grub.cfg]',
+        "boot_params_grub_dropin: '/etc/default/grub.d/90-offload-testbed' is not an absolute path ending with .cfg (grub-mkconfig "
+        'reads only /etc/default/grub.d/*.cfg); write one such as /etc/default/grub.d/90-offload-testbed.cfg']
+    missing = dict(good, method='grub_dropin', update_grub_command=['update-grub2'], grub_dropin='/etc/default/grub.e/x.cfg')
+    assert bp.settings_errors(missing, found, dirs) == [
+        "boot_params_update_grub_command: 'update-grub2' is not on this host's PATH; write the command that regenerates grub.cfg here "
+        '(update-grub, or grub2-mkconfig -o /boot/grub2/grub.cfg)',
+        "boot_params_grub_dropin: '/etc/default/grub.e/x.cfg' cannot be written, its directory /etc/default/grub.e does not exist on "
+        'this host; create it, or check that this host boots with GRUB 2 from Debian or Ubuntu']
+    assert bp.settings_errors(dict(good, reboot_command=['/opt/power-cycle'], state_file='state.json'), found, dirs) == [
+        "boot_params_reboot_command: '/opt/power-cycle' is not on this host's PATH; write a command the host can run, or leave it "
+        'empty to reboot with ansible.builtin.reboot',
+        "boot_params_state_file: 'state.json' is not an absolute path of a file; write one such as "
+        '/var/lib/offload-testbed/boot_params.json']
+
+
+def test_two_megabyte_pages_alone_are_written():
+    assert bp.wanted_args('none', 0, set(), hugepages_2m=1024) == ['hugepagesz=2M', 'hugepages=1024']
 
 
 def test_running_kernel_took_everything():

@@ -50,7 +50,7 @@ def kargs(world, **extra):
 
 
 def builds_repo(world):
-    """The script run: leaves the repository with the raw release in its id, as in seed 000."""
+    """The script run: leaves the repository with the raw release in its id, as on the ConnectX-6 Lx reference bench."""
     def answer(calls):
         with open(os.path.join(world['reposdir'], 'doca-kernel-%s.repo' % KVER), 'w') as handle:
             handle.write('[doca-kernel-%s]\nname=DOCA kernel (kernel %s)\nbaseurl=file:///m/%s\nenabled=1\ngpgcheck=0\n' % (KVER, KVER, KVER))
@@ -251,3 +251,12 @@ def test_auto_without_any_package_manager(monkeypatch):
     monkeypatch.setattr(basic.AnsibleModule, 'get_bin_path', lambda self, name, required=False, opt_dirs=None: None)
     result, failed, calls = run_module(doca_host_packages.main, {'names': ['x']}, {}, monkeypatch)
     assert failed and result['msg'] == 'found neither dnf/yum nor apt-get on PATH; set manager to dnf or apt' and calls == []
+
+
+@pytest.mark.parametrize('kver', ['', '^5.14.0-611.47.1.sl9_7^2.x86_64', '5.14.0 611', 'x86_64', '5.14.0/611'])
+def test_a_kernel_release_that_uname_never_prints_is_refused_before_anything(world, monkeypatch, kver):
+    result, failed, calls = run_module(doca_kernel_support.main, kargs(world, kernel_release=kver), {}, monkeypatch)
+    assert failed and calls == []
+    assert result['msg'] == ('kernel_release: %r is not a kernel release; give what uname -r prints, for example '
+                             '5.14.0-611.47.1.sl9_7^2.x86_64' % kver)
+    assert read(world['script']) == SCRIPT

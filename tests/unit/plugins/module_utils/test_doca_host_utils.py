@@ -17,14 +17,14 @@ import subprocess
 import pytest
 
 from ansible_collections.offload.testbed.plugins.module_utils import doca_host as dh
-from ansible_collections.offload.testbed.plugins.module_utils import parsers
+from ansible_collections.offload.testbed.plugins.module_utils.doca_kernel import doca_kernel_names
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
 EMULATOR = os.path.join(ROOT, 'tests', 'emulators', 'doca', 'doca-kernel-support')
 SHIPPED = 'KVERS_PACK="${KVERS//[ _-]/.}"'
 
 RELEASES = [
-    '5.14.0-611.47.1.sl9_7^2.x86_64',    # seed 000 (SberLinux)
+    '5.14.0-611.47.1.sl9_7^2.x86_64',    # the ConnectX-6 Lx reference bench (SberLinux)
     '5.14.0-427.13.1.el9_4.x86_64',
     '6.8.0-45-generic',
     '6.12.0+rt5~bpo12',
@@ -49,11 +49,11 @@ def test_fixed_line_gives_the_pack_of_doca_kernel_names(kver):
     assert found == 1
     line = [text for text in fixed.splitlines() if text.startswith('KVERS_PACK=')][0]
     assert line == dh.KVERS_PACK_FIXED
-    assert bash_pack(line, kver) == parsers.doca_kernel_names(kver)['pack']
+    assert bash_pack(line, kver) == doca_kernel_names(kver)['pack']
 
 
 def test_shipped_line_keeps_the_caret():
-    # What broke rpmbuild in seed 000.
+    # What broke rpmbuild on the ConnectX-6 Lx reference bench.
     assert bash_pack(SHIPPED, '5.14.0-611.47.1.sl9_7^2.x86_64') == '5.14.0.611.47.1.sl9.7^2.x86.64'
 
 
@@ -65,8 +65,8 @@ def test_fix_keeps_indentation_is_idempotent_and_reports_unknown_scripts():
     assert dh.fix_kvers_pack('echo no such line\n') == ('echo no such line\n', 0)
 
 
-# The stanza doca-kernel-support left in seed 000 (with the raw release), and
-# the one the seed's author wrote by hand.
+# The stanza doca-kernel-support left on the ConnectX-6 Lx reference bench (with the raw release), and
+# the one its operator wrote by hand.
 SEED_REPO = ('[doca-kernel-5.14.0-611.47.1.sl9_7^2.x86_64]\n'
              'name=DOCA kernel (kernel 5.14.0-611.47.1.sl9_7^2.x86_64)\n'
              'baseurl=file:///usr/share/doca-host-26.01-1.0.0.0/Modules/5.14.0-611.47.1.sl9_7^2.x86_64\n'
@@ -81,7 +81,7 @@ SEED_FIXED = ('[doca-kernel-5.14.0-611.47.1.sl9_7.2.x86_64]\n'
 
 def test_repo_fix_gives_the_seeds_stanza():
     kver = '5.14.0-611.47.1.sl9_7^2.x86_64'
-    repo_id = parsers.doca_kernel_names(kver)['repo_id']
+    repo_id = doca_kernel_names(kver)['repo_id']
     assert dh.fix_repo_text(SEED_REPO, kver, repo_id) == SEED_FIXED
     assert dh.fix_repo_text(SEED_FIXED, kver, repo_id) == SEED_FIXED
     assert dh.repo_ids(SEED_FIXED) == [repo_id]
@@ -89,7 +89,7 @@ def test_repo_fix_gives_the_seeds_stanza():
 
 def test_repo_fix_leaves_other_sections_alone():
     kver = '5.14.0-611.47.1.sl9_7^2.x86_64'
-    repo_id = parsers.doca_kernel_names(kver)['repo_id']
+    repo_id = doca_kernel_names(kver)['repo_id']
     other = '[baseos]\nname=BaseOS ^ stays\nbaseurl=file:///x\n\n'
     assert dh.fix_repo_text(other + SEED_REPO, kver, repo_id) == other + SEED_FIXED
 

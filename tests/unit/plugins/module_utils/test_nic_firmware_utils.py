@@ -13,7 +13,10 @@ import os
 import pytest
 
 from ansible_collections.offload.testbed.plugins.module_utils import nic_firmware as nf
-from ansible_collections.offload.testbed.plugins.module_utils import parsers
+from ansible_collections.offload.testbed.plugins.module_utils import validate
+from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_info
+from ansible_collections.offload.testbed.plugins.module_utils.flint import parse_flint_query
+from ansible_collections.offload.testbed.plugins.module_utils.mlxfwmanager import parse_mlxfwmanager
 
 FIXTURES = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', 'fixtures'))
 
@@ -23,9 +26,9 @@ def fixture(name):
         return handle.read()
 
 
-CX6DX = parsers.parse_mlxfwmanager(fixture('mlxfwmanager_query_cx6dx_running_differs.txt'))[0]
-BF2 = parsers.parse_flint_query(fixture('flint_q_bluefield2.txt'))
-ETHTOOL = parsers.parse_ethtool_info(fixture('ethtool_i_mlx5_core_legacy.txt'))
+CX6DX = parse_mlxfwmanager(fixture('mlxfwmanager_query_cx6dx_running_differs.txt'))[0]
+BF2 = parse_flint_query(fixture('flint_q_bluefield2.txt'))
+ETHTOOL = parse_ethtool_info(fixture('ethtool_i_mlx5_core_legacy.txt'))
 
 
 @pytest.mark.parametrize('psid, vendor', [
@@ -54,14 +57,138 @@ def test_validate_images_names_the_entry():
         'ConnectX-6 Lx': {'image': '/a.bin'},
         'LNV0000000033': {'version': '26.47'},
         'MT_0000000436': '/fw.bin',
-    })
+    }, 'nic_firmware_images')
     assert errors == [
-        "images[ConnectX-6 Lx]: 'ConnectX-6 Lx' is not a PSID (such as MT_0000000436 or LNV0000000033)",
-        'images[LNV0000000033].image: the path of the firmware image (.bin) on the host is required',
-        "images[LNV0000000033].version: '26.47' is not a firmware version such as 26.47.1026",
-        'images[MT_0000000436]: must be a dict with image (path of the .bin) and optionally version',
+        "nic_firmware_images: 'ConnectX-6 Lx' is not a PSID; a key is the PSID of a card, such as LNV0000000033 (Lenovo) "
+        "or MT_0000000436 (NVIDIA), as mlxfwmanager --query or flint -d PCI q prints it",
+        'nic_firmware_images[LNV0000000033].image: missing; give the path of the firmware image (.bin) on the host, '
+        'for example /var/tmp/offload-testbed/fw.bin',
+        "nic_firmware_images[LNV0000000033].version: '26.47' is not a firmware version; write MAJOR.MINOR.SUBMINOR as flint "
+        "prints it, for example 26.47.1026, or drop version to take the image's own",
+        "nic_firmware_images[MT_0000000436]: '/fw.bin' is not a mapping; write {image: PATH ON THE HOST} with optionally src "
+        "(a file on the controller copied to image) and version",
     ]
     assert nf.validate_images({'LNV0000000033': {'image': '/a.bin', 'version': '26.47.1026'}}) == []
+
+
+def test_validate_images_refuses_a_lower_case_psid_unknown_keys_and_relative_paths():
+    errors = nf.validate_images({'lnv0000000033': {'image': 'fw.bin', 'scr': '/c/fw.bin', 'version': 26.47}}, 'nic_firmware_images')
+    assert errors == [
+        "nic_firmware_images: 'lnv0000000033' is not a PSID; PSIDs are upper case without spaces: write LNV0000000033",
+        "nic_firmware_images[lnv0000000033]: unknown key 'scr'; the keys are image, src, version (and psid in a list) "
+        "(did you mean src?)",
+        "nic_firmware_images[lnv0000000033].image: 'fw.bin' is not an absolute path; write the full path of the image on the "
+        "host, for example /var/tmp/offload-testbed/fw.bin",
+        "nic_firmware_images[lnv0000000033].version: 26.47 is not a firmware version; write MAJOR.MINOR.SUBMINOR as flint "
+        "prints it, for example 26.47.1026, or drop version to take the image's own",
+    ]
+    assert nf.validate_images({'LNV0000000033': {'image': '/h/fw.bin', 'src': 'fw.bin'}}, 'x') == [
+        "x[LNV0000000033].src: 'fw.bin' is not an absolute path; write the full path of the image on the controller, "
+        "for example /var/tmp/offload-testbed/fw.bin"]
+
+
+def test_validate_images_refuses_one_file_for_two_psids():
+    errors = nf.validate_images({
+        'LNV0000000033': {'image': '/h/fw.bin', 'src': '/c/fw.bin'},
+        'MT_0000000436': {'image': '/h/./fw.bin', 'src': '/c/fw.bin'},
+    }, 'nic_firmware_images')
+    assert errors == [
+        "nic_firmware_images[MT_0000000436].image: '/h/./fw.bin' is also the image of nic_firmware_images[LNV0000000033]; "
+        "an image carries one PSID: give each PSID its own file",
+        "nic_firmware_images[MT_0000000436].src: '/c/fw.bin' is also the src of nic_firmware_images[LNV0000000033]; "
+        "an image carries one PSID: give each PSID its own file",
+    ]
+
+
+def test_the_list_form_names_entries_by_index_and_refuses_two_images_for_one_psid():
+    images = [
+        {'psid': 'LNV0000000033', 'image': '/h/a.bin'},
+        {'psid': 'LNV0000000033', 'image': '/h/b.bin'},
+        {'psid': 'ConnectX-6', 'image': '/h/c.bin'},
+        {'image': '/h/d.bin'},
+        '/h/e.bin',
+    ]
+    assert nf.validate_images(images, 'nic_firmware_images') == [
+        "nic_firmware_images[2].psid: 'ConnectX-6' is not a PSID; give the PSID of a card, such as LNV0000000033 (Lenovo) "
+        "or MT_0000000436 (NVIDIA), as mlxfwmanager --query or flint -d PCI q prints it",
+        'nic_firmware_images[3].psid: missing; give the PSID of the card the image is for, such as LNV0000000033 (Lenovo) '
+        'or MT_0000000436 (NVIDIA), as mlxfwmanager --query or flint -d PCI q prints it',
+        "nic_firmware_images[4]: '/h/e.bin' is not a mapping; write {image: PATH ON THE HOST} with optionally src (a file on "
+        "the controller copied to image) and version",
+        "nic_firmware_images[1].psid: 'LNV0000000033' is also the PSID of nic_firmware_images[0]; a card takes one image: "
+        "keep one entry per PSID",
+    ]
+    assert nf.index_images(images, 'nic_firmware_images') == (
+        {'LNV0000000033': images[0]}, {'LNV0000000033': 'nic_firmware_images[0]'})
+
+
+def test_the_map_form_refuses_a_psid_that_differs_from_its_key_and_what_is_neither_form():
+    assert nf.validate_images({'LNV0000000033': {'psid': 'MT_0000000436', 'image': '/h/a.bin'}}, 'x') == [
+        "x[LNV0000000033].psid: 'MT_0000000436' differs from its key LNV0000000033; drop psid (the key is the PSID)"]
+    assert nf.validate_images('/h/a.bin', 'nic_firmware_images') == [
+        "nic_firmware_images: '/h/a.bin' is neither a mapping PSID -> {image, src, version} nor a list of {psid, image, src, "
+        "version}; write {LNV0000000033: {image: /var/tmp/offload-testbed/fw.bin}}"]
+
+
+def test_validate_devices_uses_the_shared_pci_rule_and_refuses_a_card_twice():
+    wanted, errors = nf.validate_devices(['0000:32:00.0', '32:00.0', 1920.0, '0000:32:00.0', '0000:B3:00.0'], 'nic_firmware_devices')
+    assert wanted == [(0, '0000:32:00.0'), (4, '0000:b3:00.0')]
+    assert errors == [
+        validate.pci_address('nic_firmware_devices[1]', '32:00.0'),
+        validate.pci_address('nic_firmware_devices[2]', 1920.0),
+        "nic_firmware_devices[3]: '0000:32:00.0' is listed twice (also nic_firmware_devices[0]); list each card once",
+    ]
+    assert 'base-60' in errors[1]
+
+
+NAMES = {'devices': 'nic_firmware_devices', 'images': 'nic_firmware_images'}
+
+
+def test_device_errors_name_the_cards_the_host_has():
+    cards = [{'pci': '0000:32:00.0', 'psid': 'LNV0000000033'}, {'pci': '0000:81:00.0', 'psid': 'MT_0000000436'},
+             {'pci': '0000:b3:00.0', 'psid': None}]
+    images = {'LNV0000000033': {'image': '/a.bin'}}
+    errors = nf.device_errors([(0, '0000:33:00.0'), (1, '0000:32:00.0'), (2, '0000:81:00.0'), (3, '0000:b3:00.0')], cards, images, NAMES)
+    assert errors == [
+        "nic_firmware_devices[0]: no card at '0000:33:00.0' on this host (mlxfwmanager --query, sysfs vendor 0x15b3); it has "
+        "0000:32:00.0 (PSID LNV0000000033), 0000:81:00.0 (PSID MT_0000000436), 0000:b3:00.0 (PSID unknown): list cards by "
+        "those addresses, or leave nic_firmware_devices empty to handle every card",
+        "nic_firmware_devices[2]: the card at 0000:81:00.0 is PSID MT_0000000436 (NVIDIA) and nic_firmware_images has no image "
+        "for it; add one for MT_0000000436 (the image of the card's own vendor line), or drop the card from "
+        "nic_firmware_devices",
+        "nic_firmware_devices[3]: no tool reported the PSID of the card at 0000:b3:00.0 (mlxfwmanager, flint, ethtool -i, "
+        "sysfs board_id); install MFT or mstflint, or drop the card from nic_firmware_devices",
+    ]
+    assert nf.device_errors([(0, '0000:33:00.0')], [], images, NAMES)[0].endswith(
+        'it has no NVIDIA/Mellanox card at all: list cards by those addresses, or leave nic_firmware_devices empty to handle every card')
+
+
+def read(psid, version, key='src', path='/c/fw.bin'):
+    return {'path': path, 'key': key, 'psid': psid, 'fw_version': version, 'error': None}
+
+
+LNV = 'nic_firmware_images[LNV0000000033]'
+
+
+def test_image_errors_compare_the_image_with_its_entry_and_cards():
+    cards = [{'pci': '0000:32:00.0', 'psid': 'LNV0000000033'}]
+    entry = {'image': '/h/fw.bin', 'src': '/c/fw.bin'}
+    assert nf.image_errors(LNV, 'LNV0000000033', entry, read('LNV0000000033', '26.47.1026'), cards) == []
+    assert nf.image_errors(LNV, 'LNV0000000033', entry, read('MT_0000000158', '26.47.1026'), cards) == [
+        "nic_firmware_images[LNV0000000033].src: the image /c/fw.bin is for PSID MT_0000000158 (NVIDIA) but the card at "
+        "0000:32:00.0 is LNV0000000033 (Lenovo); point it at the image of the card's own vendor line (firmware is never "
+        "burned across PSIDs)"]
+    assert 'but it is listed under LNV0000000033 (Lenovo)' in nf.image_errors(
+        LNV, 'LNV0000000033', entry, read('MT_0000000158', '26.47.1026'), [])[0]
+    assert nf.image_errors(LNV, 'LNV0000000033', dict(entry, version='26.48.1000'),
+                           read('LNV0000000033', '26.47.1026', 'image', '/h/fw.bin'), cards) == [
+        "nic_firmware_images[LNV0000000033].version: '26.48.1000' but the image /h/fw.bin is 26.47.1026 (flint -i IMAGE q); "
+        "burning it cannot give 26.48.1000: set version to 26.47.1026 or drop it"]
+    assert nf.image_errors(LNV, 'LNV0000000033', entry, read('LNV0000000033', None), cards) == [
+        'nic_firmware_images[LNV0000000033].src: flint -i /c/fw.bin q reports no firmware version; give an image flint can '
+        'read, or set nic_firmware_images[LNV0000000033].version']
+    failed = dict(read(None, None), error='nic_firmware_images[LNV0000000033].src: /c/fw.bin does not exist on the controller')
+    assert nf.image_errors(LNV, 'LNV0000000033', entry, failed, cards) == [failed['error']]
 
 
 def test_merge_prefers_mlxfwmanager_burned_and_running():
@@ -76,7 +203,7 @@ def test_merge_falls_back_to_flint_then_ethtool_then_sysfs():
     # ethtool -i knows only what runs (and the PSID suffix); nothing on flash.
     assert nf.merge_device('0000:b3:00.0', ethtool=ETHTOOL) == {
         'pci': '0000:b3:00.0', 'psid': 'MT_0000000430', 'burned': None, 'running': '22.29.1016', 'sources': ['ethtool']}
-    no_suffix = parsers.parse_ethtool_info(fixture('ethtool_i_mlx5_core_legacy.txt').replace(' (MT_0000000430)', ''))
+    no_suffix = parse_ethtool_info(fixture('ethtool_i_mlx5_core_legacy.txt').replace(' (MT_0000000430)', ''))
     device = nf.merge_device('0000:b3:00.0', ethtool=no_suffix, board_id='LNV0000000033\n')
     assert (device['psid'], device['running'], device['sources']) == ('LNV0000000033', '22.29.1016', ['ethtool', 'sysfs'])
 
@@ -84,7 +211,7 @@ def test_merge_falls_back_to_flint_then_ethtool_then_sysfs():
 def image(psid, version):
     """``flint -i IMAGE q`` of an image: the fixture's layout with the image's PSID and version."""
     text = fixture('flint_q_bluefield2.txt').replace('24.33.1048', version).replace('MT_0000000723', psid)
-    return parsers.parse_flint_query(text)
+    return parse_flint_query(text)
 
 
 def card(psid='LNV0000000033', burned='26.43.1014', running=None):
@@ -109,6 +236,9 @@ def test_plan_burns_only_when_burned_or_running_differs(device, reset_ok, action
 
 
 def test_plan_refuses_an_image_of_another_oem_line():
+    where = {'LNV0000000033': 'nic_firmware_images[0]'}
+    plan = nf.plan_device(card(), IMAGES, {'/fw/lnv.bin': image('MT_0000000158', '26.47.1026')}, True, 'nic_firmware_images', where)
+    assert plan['refusal'].endswith('fix nic_firmware_images[0] to point at the image of the card\'s own vendor line')
     plan = nf.plan_device(card(), IMAGES, {'/fw/lnv.bin': image('MT_0000000158', '26.47.1026')}, True)
     assert plan['action'] == 'refuse'
     assert plan['refusal'] == ("0000:32:00.0: the image /fw/lnv.bin is for PSID MT_0000000158 (NVIDIA) but the card is "

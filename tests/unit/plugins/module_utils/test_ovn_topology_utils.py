@@ -439,7 +439,7 @@ ERRORS = [
     (_set(["switches", 0, "ports", 1, "router_port"], KeyError), "switches[sw0].ports[uplink].router_port: a port of type router needs router_port"),
     (_set(["switches", 1, "ports", 0, "network_name"], KeyError),
      "switches[external].ports[internet].network_name: a port of type localnet needs network_name"),
-    (_set(["switches", 1, "ports", 1, "tag"], 5000), "switches[external].ports[downlink].tag: 5000 is not a VLAN ID (0-4095)"),
+    (_set(["switches", 1, "ports", 1, "tag"], 5000), "switches[external].ports[downlink].tag: 5000 is outside 1..4094; leave it unset for untagged"),
     (_set(["switches", 1, "ports", 1, "tag"], "twenty"), "switches[external].ports[downlink].tag: 'twenty' is not an integer"),
     (_set(["switches", 0, "ports", 0, "adresses"], ["unknown"]),
      "switches[sw0].ports[port1].adresses: unknown field (known fields: addresses, name, network_name, options, router_port, tag, type)"),

@@ -1,6 +1,7 @@
 """module_utils.ovs: the role's meaning checks and the planner."""
 import pytest
 
+from ansible_collections.offload.testbed.plugins.filter.ovs import ovs_errors
 from ansible_collections.offload.testbed.plugins.module_utils import ovs
 
 
@@ -13,13 +14,14 @@ def test_mask_cpus():
     assert ovs.mask_cpus("4") == {2}
 
 
-SEED = {"datapath": "doca", "pmd_cpu_mask": "0xfc", "bridges": [{"name": "underlay", "ports": [
+REFERENCE = {"datapath": "doca", "pmd_cpu_mask": "0xfc", "bridges": [{"name": "underlay", "ports": [
     {"name": "ens3f0np0", "trunks": [10, 20, 30], "options": {"n_rxq": 6}, "other_config": {"pmd-rxq-affinity": "0:2,1:3,2:4,3:5,4:6,5:7"}},
     {"name": "mgt", "type": "internal", "tag": 10, "address": "10.10.0.3/24"}]}]}
 
 
-def test_seed_generator_is_sound_with_cpus_2_to_15_isolated():
-    assert ovs.validate(SEED, isolated=set(range(2, 16)) | set(range(34, 48))) == []
+def test_reference_generator_is_sound_with_cpus_2_to_15_isolated():
+    """The generator of the ConnectX-6 Lx reference bench."""
+    assert ovs.validate(REFERENCE, isolated=set(range(2, 16)) | set(range(34, 48))) == []
 
 
 @pytest.mark.parametrize("change, isolated, message", [
@@ -29,13 +31,16 @@ def test_seed_generator_is_sound_with_cpus_2_to_15_isolated():
     ({"pmd_cpu_mask": "0xc"}, None, "ovs_bridges[0].ports[0] (ens3f0np0): pmd-rxq-affinity pins queues to cores 4,5,6,7, outside ovs_pmd_cpu_mask 0xc"),
 ])
 def test_role_refusals_name_the_variable(change, isolated, message):
-    config = dict(SEED, **change)
+    config = dict(REFERENCE, **change)
     assert any(e.startswith(message) for e in ovs.validate(config, isolated=isolated)), ovs.validate(config, isolated=isolated)
 
 
 @pytest.mark.parametrize("port, message", [
-    ({"name": "p", "tag": 0}, "VLAN 0 is outside 1..4094"),
-    ({"name": "p", "trunks": [10, 4095]}, "VLAN 4095 is outside 1..4094"),
+    ({"name": "p", "tag": 0}, "VLAN 0 is outside 1..4094 (ovs_bridges[0].ports[0].tag); VLAN 0 and 4095 are reserved, "
+                              "leave the tag unset for an untagged port"),
+    ({"name": "p", "tag": "ten"}, "VLAN 'ten' is outside 1..4094 (ovs_bridges[0].ports[0].tag)"),
+    ({"name": "p", "trunks": [10, 4095]}, "VLAN 4095 is outside 1..4094 (ovs_bridges[0].ports[0].trunks[1]); VLAN 0 and 4095 are reserved, "
+                                          "list only VLANs 1..4094"),
     ({"name": "p", "options": {"n_rxq": 0}}, "n_rxq 0 must be a whole number of at least 1"),
     ({"name": "p", "other_config": {"pmd-rxq-affinity": "0-2"}}, "pmd-rxq-affinity '0-2' is not a list of queue:core pairs"),
     ({"name": "p", "address": "10.10.0.3"}, "only internal ports take an address"),
@@ -87,7 +92,8 @@ ROLE = {"datapath": "doca", "system_id": "gen01", "ovn_bridge": "br-int", "ovn_e
         "internal_ports": [{"name": "mgt", "tag": 10, "address": "10.10.0.3/24"}, {"name": "overlay", "tag": 30, "address": "10.30.0.3/24"}]}
 
 
-def test_role_switch_is_seed_000s_generator():
+def test_role_switch_is_the_reference_benchs_generator():
+    """The generator of the ConnectX-6 Lx reference bench."""
     spec = ovs.role_switch(ROLE)
     assert spec["other_config"] == {"hw-offload": "false", "default-datapath-type": "doca", "pmd-cpu-mask": "0xfc"}
     assert spec["external_ids"]["system-id"] == "gen01"
@@ -104,10 +110,13 @@ def test_role_switch_is_seed_000s_generator():
 
 @pytest.mark.parametrize("change, message", [
     ({"datapath": "kernel"}, "ovs_datapath: 'kernel' is not one of doca, system, netdev"),
-    ({"uplink_trunks": [10, 4095]}, "ovs_uplink_trunks[1]: VLAN 4095 is outside 1..4094"),
+    ({"uplink_trunks": [10, 4095]}, "ovs_uplink_trunks[1]: 4095 is outside 1..4094; VLAN 0 and 4095 are reserved, list only VLANs 1..4094"),
+    ({"uplink_trunks": ["x"]}, "ovs_uplink_trunks[0]: 'x' is outside 1..4094"),
     ({"uplink_n_rxq": 0}, "ovs_uplink_n_rxq: 0 is below 1"),
     ({"pmd_cpu_mask": "0xzz"}, "ovs_pmd_cpu_mask: '0xzz' is not hexadecimal"),
-    ({"representors": [{"name": "vf0", "tag": 0}]}, "ovs_representors[0].tag: VLAN 0 is outside 1..4094"),
+    ({"representors": [{"name": "vf0", "tag": 0}]}, "ovs_representors[0].tag: 0 is outside 1..4094; VLAN 0 and 4095 are reserved, "
+                                                    "leave the tag unset for an untagged port"),
+    ({"internal_ports": [{"name": "mgt", "tag": 4095}]}, "ovs_internal_ports[0].tag: 4095 is outside 1..4094"),
     ({"representors": [{"name": "vf0", "bridge": "br-ex"}]}, "ovs_representors[0].bridge: 'br-ex' is neither underlay nor br-int"),
     ({"internal_ports": [{"name": "mgt", "address": "10.10.0.3"}]}, "ovs_internal_ports[0].address: '10.10.0.3' is not an address"),
     ({"uplink_pmd_rxq_affinity": "0:2,1:9"}, "ovs_uplink_pmd_rxq_affinity: cores 9 are outside ovs_pmd_cpu_mask 0xfc"),
@@ -154,3 +163,19 @@ def test_removing_a_start_only_key_restarts():
     model["open_vswitch"]["other_config"] = {"pmd-cpu-mask": "0xfc"}
     assert ovs.plan({"other_config": {"pmd-cpu-mask": None}}, model)[1] == ["pmd-cpu-mask"]
     assert ovs.plan({"other_config": {"doca-init": None}}, model) == ([], [])
+
+
+def test_filter_reads_the_isolated_cpus_as_the_user_or_sysfs_wrote_them():
+    assert ovs_errors(ROLE, "2-15,34-47\n") == []
+    assert ovs_errors(ROLE, [2, 3, 4, 5, 6, 7]) == []
+    assert ovs_errors(ROLE, None) == ovs_errors(ROLE, "") == []
+    assert ovs_errors(ROLE, "8-15") == [
+        "ovs_pmd_cpu_mask: 0xfc puts PMD threads on CPUs 2,3,4,5,6,7, which are not isolated on this host (isolated: 8,9,10,11,12,13,14,15); "
+        "isolate them with boot_params or pick isolated CPUs"]
+
+
+def test_filter_names_ovs_isolated_cpus_that_is_no_cpulist():
+    errors = ovs_errors(ROLE, "2-x")
+    assert len(errors) == 1 and errors[0].startswith("ovs_isolated_cpus: '2-x' is not a cpulist"), errors
+    errors = ovs_errors(dict(ROLE, representors=[{"name": "vf0", "tag": 0}]), ["2", "three"], prefix="dut_ovs_")
+    assert [error.split(":")[0] for error in errors] == ["dut_ovs_isolated_cpus", "dut_ovs_representors[0].tag"], errors

@@ -1,12 +1,14 @@
-"""module_utils.virtual_lab: validation, parsers of real outputs, plans."""
+"""module_utils.virtual_lab: validation, the switch model of real outputs, plans.
+
+The parsers of the other outputs the lab reads are tested in test_ip.py,
+test_ethtool.py and test_ovs_ofctl.py.
+"""
 import copy
-import os
 
 import pytest
 
 from ansible_collections.offload.testbed.plugins.module_utils import virtual_lab as vl
-
-FIX = os.path.join(os.path.dirname(__file__), "..", "modules", "fixtures", "virtual_lab")
+from ansible_collections.offload.testbed.tests.unit.plugins.module_utils.tool_fixtures import lab_fixture as read
 
 GOOD = {
     "bridge": "underlay", "datapath_type": "netdev", "fail_mode": "standalone", "mtu": 1500, "offloads_off": ["tx", "tso", "gso"],
@@ -22,11 +24,6 @@ GOOD = {
 }
 
 
-def read(name):
-    with open(os.path.join(FIX, name)) as handle:
-        return handle.read()
-
-
 def bad(path, value):
     lab = copy.deepcopy(GOOD)
     target = lab
@@ -36,7 +33,7 @@ def bad(path, value):
     return lab
 
 
-def test_the_seed_lab_is_sound():
+def test_the_reference_lab_is_sound():
     assert vl.validate(GOOD) == []
 
 
@@ -70,28 +67,28 @@ def test_each_kind_of_bad_lab_is_named(path, value, expected):
     assert any(e.startswith(expected) for e in errors), errors
 
 
+@pytest.mark.parametrize("path, value, expected", [
+    (("networks", 0, "vlan"), "20", None),
+    (("networks", 0, "vlan"), "x", "virtual_lab_networks[0].vlan: 'x' (network external) is outside 1..4094"),
+    (("networks", 0, "vlan"), True, "virtual_lab_networks[0].vlan: True (network external) is outside 1..4094"),
+    (("namespaces", 0, "links", 0, "mac"), "51:54:00:00:00:06", "virtual_lab_namespaces[0].links[0].mac: '51:54:00:00:00:06' is a multicast address"),
+    (("namespaces", 0, "links", 0, "mac"), "00:00:00:00:00:00", "virtual_lab_namespaces[0].links[0].mac: '00:00:00:00:00:00' is all zeros"),
+    (("internal_ports", 0, "mac"), 505400000006, "virtual_lab_internal_ports[0].mac: 505400000006 is not a MAC address"),
+])
+def test_vlans_and_macs_follow_the_shared_rules(path, value, expected):
+    errors = vl.validate(bad(path, value), prefix="virtual_lab_")
+    if expected is None:
+        assert errors == []
+    else:
+        assert [e for e in errors if e.startswith(expected)], errors
+
+
 def test_all_errors_are_reported_at_once():
     lab = bad(("networks", 0, "vlan"), 5000)
     lab["networks"][1]["cidr"] = "nonsense"
     errors = vl.validate(lab)
     assert len(errors) >= 2
     assert errors[0].startswith("networks[0].vlan: 5000")
-
-
-def test_parse_real_outputs():
-    assert vl.parse_netns_list("utb-a (id: 3)\nltb-gen\n") == {"utb-a", "ltb-gen"}
-    assert "utb-a" in vl.parse_netns_list(read("built_netns_list.txt"))
-    links = vl.parse_ip_addr_json(read("built_ns_addr.json"))
-    assert links["eth0"] == {"mtu": 1500, "mac": "50:54:00:00:00:0a", "up": True, "addresses": {"192.168.70.3/24"}}
-    assert links["lo"]["addresses"] == set()
-    assert vl.parse_ip_route_json(read("built_ns_route.json"))["default"] == "192.168.70.1"
-    feats = vl.parse_ethtool_features(read("built_ethtool_ns.txt"))
-    assert feats["tx-checksumming"] is False and feats["tcp-segmentation-offload"] is False
-    assert feats["generic-segmentation-offload"] is False
-    assert "rx-checksumming" in feats
-    stats = vl.parse_ofctl_port_stats(read("ofctl_dump_ports.txt"))
-    assert set(stats) == {"rx_packets", "rx_bytes", "tx_packets", "tx_bytes"}
-    assert all(isinstance(v, int) for v in stats.values())
 
 
 def test_parse_ovs_state_of_a_real_switch():

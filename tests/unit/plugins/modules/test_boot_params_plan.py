@@ -54,9 +54,63 @@ def test_refusals_are_returned_not_raised(tmp_path, monkeypatch):
     result, failed, calls = run_module(boot_params_plan.main, dict(roots, hugepages_1g=4, isolated_cpus="8,x"), {}, monkeypatch)
     assert not failed
     assert result["errors"] == [
-        "boot_params_isolated_cpus: not a cpulist item: 'x'; write a kernel cpulist such as 2-15,34-47",
+        "boot_params_isolated_cpus: '8,x' is not a cpulist (not a cpulist item: 'x'); write CPU ids and ranges such as 2-15,34-47",
         "boot_params_hugepages_1g: 4 x 1G pages asked, but the CPU has no pdpe1gb flag in /proc/cpuinfo and cannot map 1G pages; "
-        "set boot_params_hugepages_1g to 0",
+        "set them to 0",
     ]
     result, failed, calls = run_module(boot_params_plan.main, dict(roots, isolated_cpus="8"), {}, monkeypatch)
     assert result["errors"][0].startswith("boot_params_isolated_cpus: CPU 0 would be isolated (as a hyper-thread sibling of 8)")
+
+
+def executable(directory, name):
+    path = os.path.join(str(directory), name)
+    with open(path, "w") as handle:
+        handle.write("#!/bin/sh\n")
+    os.chmod(path, 0o755)
+    return path
+
+
+def test_every_variable_against_the_host(tmp_path, monkeypatch):
+    roots = fake_host(tmp_path / "host", pdpe1gb=False)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    executable(bin_dir, "grubby")
+    monkeypatch.setenv("PATH", str(bin_dir))
+    good = dict(roots, iommu="intel", hugepages_2m=1024, isolated_cpus="2-3", method="grubby", grubby_command="grubby",
+                state_file=str(tmp_path / "state.json"), reboot_ok=False, reboot_timeout=1800)
+    result, failed, calls = run_module(boot_params_plan.main, good, {}, monkeypatch)
+    assert not failed and calls == [] and result["errors"] == []
+    assert result["args"] == ["intel_iommu=on", "iommu=pt", "hugepagesz=2M", "hugepages=1024", "isolcpus=2-3,10-11",
+                              "nohz_full=2-3,10-11", "rcu_nocbs=2-3,10-11"]
+    bad = dict(good, hugepages_2m=40000, extra_args=["hugepagesz=4M", "iommu=off"], max_memory_fraction=90.0,
+               grubby_command="grubby-not-installed", reboot_timeout=0, procfs_root=str(tmp_path / "proc"))
+    result, failed, calls = run_module(boot_params_plan.main, bad, {}, monkeypatch)
+    assert not failed and calls == []
+    assert [e.split(":", 1)[0] for e in result["errors"]] == [
+        "boot_params_procfs_root", "boot_params_max_memory_fraction", "boot_params_reboot_timeout", "boot_params_extra_args[0]",
+        "boot_params_extra_args[1]", "boot_params_extra_args", "boot_params_grubby_command"]
+    assert result["errors"][0] == "boot_params_procfs_root: %r has no cpuinfo; point it at where procfs is mounted (/proc)" % (
+        str(tmp_path / "proc"))
+    result, failed, calls = run_module(boot_params_plan.main, dict(good, hugepages_2m=40000), {}, monkeypatch)
+    assert result["errors"] == [
+        "boot_params_hugepages_2m: 40000 x 2M = 78.1 GiB of hugepages is above 90% of the host memory (62.8 GiB); set "
+        "boot_params_hugepages_2m to at most 28934"]
+    result, failed, calls = run_module(boot_params_plan.main, dict(good, extra_args=["hugepagesz=1G"], hugepages_2m=0), {}, monkeypatch)
+    assert result["errors"] == [
+        "boot_params_extra_args: hugepage size 1G named, but the CPU has no pdpe1gb flag in /proc/cpuinfo and cannot map 1G pages; "
+        "remove hugepagesz=1G"]
+
+
+def test_grub_dropin_settings(tmp_path, monkeypatch):
+    roots = fake_host(tmp_path / "host")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    executable(bin_dir, "update-grub")
+    monkeypatch.setenv("PATH", str(bin_dir))
+    (tmp_path / "grub.d").mkdir()
+    good = dict(roots, method="grub_dropin", update_grub_command=["update-grub"], grub_dropin=str(tmp_path / "grub.d" / "90-x.cfg"))
+    result, failed, calls = run_module(boot_params_plan.main, good, {}, monkeypatch)
+    assert result["errors"] == []
+    bad = dict(good, update_grub_command=["grub-mkconfig", "-o", "/boot/grub/grub.cfg"], grub_dropin=str(tmp_path / "nope" / "x.cfg"))
+    result, failed, calls = run_module(boot_params_plan.main, bad, {}, monkeypatch)
+    assert [e.split(":", 1)[0] for e in result["errors"]] == ["boot_params_update_grub_command", "boot_params_grub_dropin"]

@@ -1,19 +1,23 @@
 """netns_exchange's echo client and server, run for real on loopback.
 
-The programs the module starts in namespaces are plain Python; with an empty
-namespace they run here. A hand-written peer on 127.0.0.1 stands in for the
-other side, so a lost reply can be made to happen on purpose.
+The functions the module runs in namespaces (module_utils.netns_exchange)
+take an empty namespace to run in this one. A hand-written peer on 127.0.0.1
+stands in for the other side, so a lost reply can be made to happen on
+purpose.
 """
 
-import json
+import os
 import socket
 import struct
-import subprocess
-import sys
 import threading
 
-from ansible_collections.offload.testbed.plugins.modules import netns_exchange
-from ansible_collections.offload.testbed.tests.unit.plugins.modules.udp_peer import UdpPeer
+import pytest
+
+from ansible_collections.offload.testbed.plugins.module_utils import netns
+from ansible_collections.offload.testbed.plugins.module_utils import netns_exchange
+from ansible_collections.offload.testbed.plugins.modules import netns_exchange as netns_exchange_module
+from ansible_collections.offload.testbed.tests.unit.plugins.modules.modtest import run_module
+from ansible_collections.offload.testbed.tests.unit.plugins.modules.udp_peer import UdpPeer, veth_namespaces
 
 
 def _free_udp_port():
@@ -23,9 +27,7 @@ def _free_udp_port():
 
 
 def _run_client(port, count, size, timeout, retries):
-    argv = [sys.executable, "-c", netns_exchange.CLIENT, "udp", "127.0.0.1", str(port), str(count), str(size), str(timeout), str(retries)]
-    done = subprocess.run(argv, capture_output=True, universal_newlines=True, timeout=60, check=True)
-    return json.loads(done.stdout)
+    return netns_exchange.echo_client("udp", "127.0.0.1", port, count, size, timeout, retries)
 
 
 def lossy_echo(drop):
@@ -68,10 +70,8 @@ def test_client_without_retries_counts_the_lost_message():
 
 def test_server_echoes_every_copy_but_counts_each_message_once():
     port = _free_udp_port()
-    argv = [sys.executable, "-c", netns_exchange.SERVER, "udp", "127.0.0.1", str(port), "3", "32", "5.0"]
-    server = subprocess.Popen(argv, stdout=subprocess.PIPE, universal_newlines=True)
-    try:
-        assert server.stdout.readline().strip() == "READY"
+    with netns.start("", netns_exchange.echo_server, "udp", "127.0.0.1", port, 3, 32, 5.0) as server:
+        server.ready(10)
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
             s.settimeout(5)
             messages = [struct.pack("!Q", i) + bytes(24) for i in (0, 0, 1, 2, 2, 2)]
@@ -80,10 +80,7 @@ def test_server_echoes_every_copy_but_counts_each_message_once():
                 s.sendto(msg, ("127.0.0.1", port))
                 echoed.append(s.recvfrom(65536)[0])
             s.sendto(b"STOP", ("127.0.0.1", port))
-        report = json.loads(server.stdout.read().strip().splitlines()[-1])
-    finally:
-        server.wait(10)
-        server.stdout.close()
+        report = server.result(10)
     assert echoed == [b"WARM"] + messages
     assert report == {"peer": "127.0.0.1", "bytes": 3 * 32, "messages": 3}
 
@@ -91,10 +88,8 @@ def test_server_echoes_every_copy_but_counts_each_message_once():
 def test_server_outlives_a_late_message():
     """A gap longer than the client's wait per message does not end the server."""
     port = _free_udp_port()
-    argv = [sys.executable, "-c", netns_exchange.SERVER, "udp", "127.0.0.1", str(port), "2", "16", "0.5"]
-    server = subprocess.Popen(argv, stdout=subprocess.PIPE, universal_newlines=True)
-    try:
-        assert server.stdout.readline().strip() == "READY"
+    with netns.start("", netns_exchange.echo_server, "udp", "127.0.0.1", port, 2, 16, 0.5) as server:
+        server.ready(10)
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
             s.settimeout(5)
             first = struct.pack("!Q", 0) + bytes(8)
@@ -106,8 +101,44 @@ def test_server_outlives_a_late_message():
             s.sendto(second, ("127.0.0.1", port))
             assert s.recvfrom(65536)[0] == second
             s.sendto(b"STOP", ("127.0.0.1", port))
-        report = json.loads(server.stdout.read().strip().splitlines()[-1])
-    finally:
-        server.wait(10)
-        server.stdout.close()
+        report = server.result(10)
     assert report["messages"] == 2
+
+
+def _own_namespace():
+    return os.readlink("/proc/self/ns/net")
+
+
+@pytest.mark.parametrize("protocol", ["tcp", "udp"])
+def test_module_exchanges_between_real_namespaces(protocol, monkeypatch):
+    """The whole module, server and client each in a namespace; the module process stays in its own."""
+    mine = _own_namespace()
+    with veth_namespaces(2, "x") as ((server_ns, server_ip), (client_ns, client_ip)):
+        args = {"server_namespace": server_ns, "server_address": server_ip, "client_namespace": client_ns,
+                "protocol": protocol, "count": 20, "size": 200, "timeout": 2.0}
+        result, failed, calls = run_module(netns_exchange_module.main, args, {}, monkeypatch)
+    assert _own_namespace() == mine
+    assert not failed, result
+    assert calls == []  # no ovs_interfaces: no command at all
+    assert (result["sent"], result["received"], result["bytes"], result["server_peer"]) == (20, 20, 20 * 200, client_ip)
+    assert result["changed"] is False and result["ovs_packets"] == {}
+    assert result["warmup"] == (1 if protocol == "udp" else 0)
+
+
+def test_module_names_a_namespace_that_is_not_there(monkeypatch):
+    args = {"server_namespace": "t15n-none-%d" % os.getpid(), "server_address": "10.215.9.1", "client_namespace": ""}
+    result, failed, _calls = run_module(netns_exchange_module.main, args, {}, monkeypatch)
+    assert failed
+    assert result["msg"] == ('echo server in namespace t15n-none-%d did not start: Cannot open network namespace '
+                             '"t15n-none-%d": No such file or directory' % (os.getpid(), os.getpid()))
+
+
+def test_module_reports_a_client_that_cannot_connect(monkeypatch):
+    """The client connects to the port next to the server's, where nothing listens: TCP refuses it."""
+    real = netns_exchange.echo_client
+    monkeypatch.setattr(netns_exchange, "echo_client", lambda protocol, address, port, *rest: real(protocol, address, port + 1, *rest))
+    with veth_namespaces(2, "y") as ((server_ns, server_ip), (client_ns, _client_ip)):
+        args = {"server_namespace": server_ns, "server_address": server_ip, "client_namespace": client_ns, "timeout": 0.5, "count": 1}
+        result, failed, _calls = run_module(netns_exchange_module.main, args, {}, monkeypatch)
+    assert failed
+    assert result["msg"] == "client in namespace %s failed: ConnectionRefusedError: [Errno 111] Connection refused" % client_ns

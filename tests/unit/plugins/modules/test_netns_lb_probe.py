@@ -1,12 +1,13 @@
 """netns_lb_probe's UDP client, run for real on loopback against a peer that
-loses the first copy of one datagram."""
+loses the first copy of one datagram; and the module across real namespaces."""
 
-import json
-import subprocess
-import sys
+import os
 
-from ansible_collections.offload.testbed.plugins.modules import netns_lb_probe
-from ansible_collections.offload.testbed.tests.unit.plugins.modules.udp_peer import UdpPeer
+from ansible_collections.offload.testbed.plugins.module_utils import netns
+from ansible_collections.offload.testbed.plugins.module_utils import netns_lb_probe
+from ansible_collections.offload.testbed.plugins.modules import netns_lb_probe as netns_lb_probe_module
+from ansible_collections.offload.testbed.tests.unit.plugins.modules.modtest import run_module
+from ansible_collections.offload.testbed.tests.unit.plugins.modules.udp_peer import UdpPeer, veth_namespaces
 
 
 def backend(drop):
@@ -20,8 +21,8 @@ def backend(drop):
 
 
 def _client(port, count, timeout, retries):
-    argv = [sys.executable, "-c", netns_lb_probe.CLIENT, "udp", "127.0.0.1", str(port), str(count), str(timeout), str(retries)]
-    return json.loads(subprocess.run(argv, capture_output=True, universal_newlines=True, timeout=60, check=True).stdout)
+    """The probe client as the module runs it: in a forked child (here in this namespace)."""
+    return netns.call("", netns_lb_probe.probe_client, "udp", "127.0.0.1", port, count, timeout, retries, timeout=60)
 
 
 def test_a_late_answer_is_asked_for_again_from_the_same_flow():
@@ -41,3 +42,30 @@ def test_without_retries_the_attempt_is_unanswered():
     out = _client(peer.port, count=2, timeout=0.5, retries=0)
     peer.sock.close()
     assert out == {"hits": {"ltb-srv1": 1}, "answered": 1, "attempts": 2, "resent": 0}
+
+
+def test_module_counts_the_backend_that_answers_and_names_the_starved_one(monkeypatch):
+    """Real namespaces, no load balancer: the VIP is the first backend's own address, so the second gets nothing."""
+    mine = os.readlink("/proc/self/ns/net")
+    with veth_namespaces(3, "l") as ((srv1, ip1), (srv2, ip2), (client_ns, _ip)):
+        args = {"client_namespace": client_ns, "vip": ip1, "port": 8080, "count": 4, "timeout": 1.0,
+                "backends": [{"namespace": srv1, "address": ip1}, {"namespace": srv2, "address": ip2}]}
+        tcp, tcp_failed, calls = run_module(netns_lb_probe_module.main, args, {}, monkeypatch)
+        udp, udp_failed, _calls = run_module(netns_lb_probe_module.main, dict(args, protocol="udp"), {}, monkeypatch)
+    assert os.readlink("/proc/self/ns/net") == mine
+    assert calls == []
+    for result, failed, proto in ((tcp, tcp_failed, "TCP"), (udp, udp_failed, "UDP")):
+        assert failed
+        assert result["hits"] == {srv1: 4, srv2: 0}
+        assert (result["answered"], result["attempts"], result["resent"]) == (4, 4, 0)
+        assert result["msg"] == "%s %s:8080: 4 of 4 attempts answered; backends below 1 answers: %s" % (proto, ip1, srv2)
+
+
+def test_module_names_the_backend_that_cannot_listen(monkeypatch):
+    """An address the backend's namespace does not have: bind fails, and the message says where."""
+    with veth_namespaces(2, "m") as ((srv1, ip1), (client_ns, _ip)):
+        args = {"client_namespace": client_ns, "vip": ip1, "port": 8080,
+                "backends": [{"namespace": srv1, "address": ip1}, {"namespace": client_ns, "address": ip1}]}
+        result, failed, _calls = run_module(netns_lb_probe_module.main, args, {}, monkeypatch)
+    assert failed
+    assert result["msg"] == "server in namespace %s did not start: OSError: [Errno 99] Cannot assign requested address" % client_ns

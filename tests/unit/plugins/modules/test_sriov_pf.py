@@ -180,12 +180,80 @@ def test_rebinds_a_vf_that_refuses_its_address(tmp_path, monkeypatch):
     assert "echo 0000:08:01.0 > %s/bind" % drivers in result["commands"]
 
 
-@pytest.mark.parametrize("kw, message", [
-    ({"numvfs": 9}, "enp8s0f1np1: numvfs 9 is outside 0..8 (sriov_totalvfs)"),
-    ({"pf": "nope0"}, "nope0: no such PF"),
-    ({"vf_macs": {"3": "50:54:00:00:00:06"}}, "sriov_switchdev_vf_macs[3]: VF 3 does not exist with 2 VFs (indexes 0..1)"),
+SHOW = ("devlink", "-j", "dev", "eswitch", "show", H)
+NAMES = {"pf": "sriov_switchdev_pfs[0].name", "pci": "sriov_switchdev_pfs[0].pci", "numvfs": "sriov_switchdev_numvfs",
+         "vf_macs": "sriov_switchdev_vf_macs", "vf_driver": "sriov_switchdev_vf_driver", "timeout": "sriov_switchdev_timeout"}
+
+
+def snapshot(root):
+    """Every file under the fake host with its content: what a refused run must leave as it was."""
+    result = {}
+    for directory, unused, files in os.walk(root):
+        for name in files:
+            with open(os.path.join(directory, name), "rb") as handle:
+                result[os.path.join(directory, name)] = handle.read()
+    return result
+
+
+@pytest.mark.parametrize("kw, reads, message", [
+    ({"numvfs": 16}, [SHOW],
+     "sriov_switchdev_numvfs: 16 is outside 0..8, the VFs enp8s0f1np1 can have (sriov_totalvfs); set it to at most 8, or raise "
+     "NUM_OF_VFS in the firmware (mlxconfig -d 0000:08:00.1 set SRIOV_EN=1 NUM_OF_VFS=16) and reset the card"),
+    ({"numvfs": -2, "vf_macs": {}}, [SHOW], "sriov_switchdev_numvfs: -2 is not a VF count; write 0 (no VF) or more"),
+    ({"pf": "nope0"}, [],
+     "sriov_switchdev_pfs[0].name: 'nope0' is no network device on this host (nothing at %s/class/net/nope0); write the netdev "
+     "name of the PF (its SR-IOV PFs: enp8s0f1np1; ip -br link lists the netdevs)"),
+    ({"pf": "enp8s0f1v0"}, [], "sriov_switchdev_pfs[0].name: 'enp8s0f1v0' is not an SR-IOV PF (its device 0000:08:01.0 has no sriov_totalvfs)"),
+    ({"pci": "0000:08:00"}, [],
+     "sriov_switchdev_pfs[0].pci: '0000:08:00' is not a PCI address; write domain:bus:device.function in hexadecimal"),
+    ({"pci": "0000:08:00.0"}, [],
+     "sriov_switchdev_pfs[0].pci: '0000:08:00.0' is not the PCI address of enp8s0f1np1 (sysfs has 0000:08:00.1); write "
+     '"0000:08:00.1" or leave it unset'),
+    ({"vf_macs": {"3": "50:54:00:00:00:06"}}, [SHOW],
+     "sriov_switchdev_vf_macs[3]: VF 3 does not exist with 2 VFs (sriov_switchdev_numvfs); use an index 0..1 or raise "
+     "sriov_switchdev_numvfs"),
+    ({"vf_macs": {"0": "50:54:00:00:00:06", "1": "50:54:00:00:00:06"}}, [SHOW],
+     "sriov_switchdev_vf_macs: VFs 0 and 1 have the same MAC 50:54:00:00:00:06; give each VF its own"),
+    ({"vf_macs": {"0": "ff:ff:ff:ff:ff:ff"}}, [SHOW], "sriov_switchdev_vf_macs[0]: 'ff:ff:ff:ff:ff:ff' is a multicast address"),
+    ({"vf_driver": "mlx5-core"}, [SHOW],
+     "sriov_switchdev_vf_driver: 'mlx5-core' is no PCI driver of this host (nothing at %s/bus/pci/drivers/mlx5-core) (the PF's "
+     "driver is mlx5_core)"),
+    ({"timeout": 0}, [SHOW], "sriov_switchdev_timeout: 0 is outside 1..3600"),
 ])
-def test_refusals_before_any_command(tmp_path, monkeypatch, kw, message):
+def test_refusals_after_reading_before_any_change(tmp_path, monkeypatch, kw, reads, message):
     sysfs = fake_host(tmp_path)
-    result, failed, calls = run_module(sriov_pf.main, args(sysfs, **kw), {}, monkeypatch)
-    assert failed and message in result["msg"] and calls == []
+    before = snapshot(str(tmp_path))
+    result, failed, calls = run_module(sriov_pf.main, args(sysfs, names=NAMES, **kw), Nic(sysfs).table(), monkeypatch)
+    assert failed and calls == reads and result["commands"] == []
+    assert message.replace("%s", sysfs) in result["msg"], result["msg"]
+    assert snapshot(str(tmp_path)) == before
+
+
+def test_every_problem_at_once(tmp_path, monkeypatch):
+    sysfs = fake_host(tmp_path)
+    kw = {"pci": "0000:08:00.1", "numvfs": 9, "vf_macs": {"9": "51:00:00:00:00:01"}, "timeout": -1, "names": NAMES}
+    result, failed, calls = run_module(sriov_pf.main, args(sysfs, **kw), Nic(sysfs).table(), monkeypatch)
+    assert failed and [e.split(":", 1)[0] for e in result["errors"]] == [
+        "sriov_switchdev_timeout", "sriov_switchdev_numvfs", "sriov_switchdev_vf_macs[9]", "sriov_switchdev_vf_macs[9]"]
+    assert result["msg"] == "; ".join(result["errors"])
+
+
+def test_no_eswitch_is_refused_with_what_devlink_said(tmp_path, monkeypatch):
+    sysfs = fake_host(tmp_path)
+    answer = (1, "", "devlink answers: No such device")
+    table = Nic(sysfs).table({SHOW: answer, ("devlink", "dev", "eswitch", "show", H): answer})
+    result, failed, calls = run_module(sriov_pf.main, args(sysfs, names=NAMES), table, monkeypatch)
+    assert failed and calls == [SHOW, ("devlink", "dev", "eswitch", "show", H)]
+    assert result["msg"].startswith("sriov_switchdev_pfs[0].name: 'enp8s0f1np1' has no eswitch devlink can show (devlink dev "
+                                    "eswitch show pci/0000:08:00.1: devlink answers: No such device)")
+
+
+def test_validate_only_reports_and_changes_nothing(tmp_path, monkeypatch):
+    sysfs = fake_host(tmp_path)
+    before = snapshot(str(tmp_path))
+    good, failed, calls = run_module(sriov_pf.main, args(sysfs, validate_only=True), Nic(sysfs).table(), monkeypatch)
+    assert not failed and good["changed"] is False and good["errors"] == [] and calls == [SHOW]
+    assert good["pci"] == "0000:08:00.1" and good["totalvfs"] == 8 and good["mode"] == "legacy"
+    bad, failed, calls = run_module(sriov_pf.main, args(sysfs, validate_only=True, numvfs=9), Nic(sysfs).table(), monkeypatch)
+    assert not failed and bad["errors"][0].startswith("numvfs: 9 is outside 0..8, the VFs enp8s0f1np1 can have (sriov_totalvfs)")
+    assert snapshot(str(tmp_path)) == before

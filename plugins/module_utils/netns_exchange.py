@@ -1,0 +1,200 @@
+# -*- coding: utf-8 -*-
+# Copyright: offload.testbed developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The traffic of the ``netns_exchange`` module: an echo server in one network
+namespace, a client in another, and the kernel error counters of both.
+
+:func:`echo_server` and :func:`echo_client` are what run inside the
+namespaces (each in a child forked by :mod:`netns`); :func:`run` drives them.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import socket
+import struct
+import time
+
+from ansible_collections.offload.testbed.plugins.module_utils import netns
+from ansible_collections.offload.testbed.plugins.module_utils.netns import NetnsError
+
+WARM = b"WARM"
+STOP = b"STOP"
+
+
+def _tcp_echo(sock, timeout):
+    """Echo one TCP connection until the client closes it (``timeout`` for each read): ``(peer, bytes)``."""
+    conn, peer = sock.accept()
+    conn.settimeout(timeout)
+    total = 0
+    while True:
+        data = conn.recv(65536)
+        if not data:
+            break
+        conn.sendall(data)
+        total += len(data)
+    conn.close()
+    return peer, total
+
+
+def _udp_echo(sock):
+    """Echo datagrams until STOP, or until nothing arrives for the socket's timeout: ``(peer, bytes, messages)``.
+
+    A message the client sends again is echoed again but counted once (by its sequence number).
+    """
+    total, seen, peer = 0, set(), ("", 0)
+    try:
+        while True:
+            data, peer = sock.recvfrom(65536)
+            if data == STOP:
+                break
+            sock.sendto(data, peer)
+            if data != WARM and data[:8] not in seen:
+                seen.add(data[:8])
+                total += len(data)
+    except socket.timeout:
+        pass
+    return peer, total, len(seen)
+
+
+def echo_server(ready, protocol, address, port, count, size, timeout):
+    """Echo one TCP client, or UDP datagrams, on ``address:port``.
+
+    Waits twice the client's ``timeout``. Returns ``{"peer": source address
+    seen, "bytes": payload echoed, "messages": UDP messages (None over TCP)}``.
+    ``count`` and ``size`` are the client's; the server does not need them.
+    """
+    sock = netns.listen(protocol, address, port, timeout * 2)
+    ready()
+    if protocol == "tcp":
+        peer, total = _tcp_echo(sock, timeout)
+        messages = None
+    else:
+        peer, total, messages = _udp_echo(sock)
+    sock.close()
+    return {"peer": peer[0], "bytes": total, "messages": messages}
+
+
+def _tcp_client(address, port, count, size, timeout):
+    sent = received = nbytes = 0
+    sock = socket.create_connection((address, port), timeout=timeout)
+    for _i in range(count):
+        msg = os.urandom(size)
+        sock.sendall(msg)
+        sent += 1
+        got = b""
+        while len(got) < size:
+            chunk = sock.recv(size - len(got))
+            if not chunk:
+                break
+            got += chunk
+        if got == msg:
+            received += 1
+            nbytes += len(got)
+    sock.close()
+    return {"sent": sent, "received": received, "bytes": nbytes, "warmup": 0, "resent": 0}
+
+
+def _warm_up(sock, destination, timeout):
+    """WARM datagrams until one comes back (at most ``timeout`` seconds): the first datagram through a
+    router may wait for address resolution. Returns how many were sent."""
+    warmup = 0
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        sock.sendto(WARM, destination)
+        warmup += 1
+        sock.settimeout(0.25)
+        try:
+            if sock.recvfrom(65536)[0] == WARM:
+                break
+        except socket.timeout:
+            pass
+    return warmup
+
+
+def _udp_client(address, port, count, size, timeout, retries):
+    destination = (address, port)
+    sock = socket.socket(netns.family(address), socket.SOCK_DGRAM)
+    warmup = _warm_up(sock, destination, timeout)
+    # Each message starts with its sequence number: a late answer to an earlier
+    # message is recognised and skipped, it never counts for the current one.
+    # A message whose answer is late is sent again, `retries` times, spread
+    # over the same `timeout`: a reply dropped while a freshly built router
+    # still settles costs a second, not the message.
+    sent = received = nbytes = resent = 0
+    for i in range(count):
+        msg = struct.pack("!Q", i) + os.urandom(max(size - 8, 0))
+        answer, again = netns.udp_ask(sock, msg, destination, timeout, retries, msg.__eq__)
+        sent += 1
+        resent += again
+        if answer is not None:
+            received += 1
+            nbytes += len(answer)
+    sock.sendto(STOP, destination)
+    sock.close()
+    return {"sent": sent, "received": received, "bytes": nbytes, "warmup": warmup, "resent": resent}
+
+
+def echo_client(protocol, address, port, count, size, timeout, retries):
+    """Send ``count`` messages of ``size`` bytes to the echo server and check each answer.
+
+    Returns ``{"sent", "received" (intact answers), "bytes", "warmup" (UDP
+    warm-up datagrams), "resent" (UDP copies sent again)}``.
+    """
+    if protocol == "tcp":
+        return _tcp_client(address, port, count, size, timeout)
+    return _udp_client(address, port, count, size, timeout, retries)
+
+
+def moved_errors(side, before, after):
+    """Error and discard counters of ``/proc/net/snmp`` (Ip, Udp, Tcp) that moved: ``{"client UdpInCsumErrors": 50}``."""
+    moved = {}
+    for table in ("Ip", "Udp", "Tcp"):
+        for key, value in after.get(table, {}).items():
+            delta = value - before.get(table, {}).get(key, value)
+            if delta and (key.endswith("Errors") or key.endswith("Errs") or key in ("InDiscards", "NoPorts")):
+                moved["%s %s%s" % (side, table, key)] = delta
+    return moved
+
+
+def _converse(params, server, deadline):
+    """The client's run against a listening server: ``(client, server, error)``."""
+    client = answer = error = None
+    try:
+        client = netns.call(params["client_namespace"], echo_client, params["protocol"],
+                            params["connect_address"] or params["server_address"], params["port"], params["count"],
+                            params["size"], params["timeout"], params["retries"], timeout=deadline)
+    except NetnsError as exc:
+        error = "client in namespace %s failed: %s" % (params["client_namespace"], exc)
+    try:
+        answer = server.result(deadline)
+    except NetnsError as exc:
+        error = error or "echo server in namespace %s failed: %s" % (params["server_namespace"], exc)
+    return client, answer, error
+
+
+def run(params):
+    """The exchange the module's options (``params``) describe.
+
+    Returns ``{"client": echo_client's result, "server": echo_server's,
+    "error": the first failure or None, "kernel_errors": moved_errors of
+    both sides}``.
+    """
+    sides = (("client", params["client_namespace"]), ("server", params["server_namespace"]))
+    before = dict((side, netns.counters(ns)) for side, ns in sides)
+    deadline = params["timeout"] * (params["count"] + 3)
+    out = {"client": None, "server": None, "error": None}
+    with netns.start(params["server_namespace"], echo_server, params["protocol"], params["server_address"], params["port"],
+                     params["count"], params["size"], params["timeout"]) as server:
+        try:
+            server.ready(deadline)
+        except NetnsError as exc:
+            out["error"] = "echo server in namespace %s did not start: %s" % (params["server_namespace"], exc)
+        else:
+            out["client"], out["server"], out["error"] = _converse(params, server, deadline)
+    out["kernel_errors"] = {}
+    for side, ns in sides:
+        out["kernel_errors"].update(moved_errors(side, before[side], netns.counters(ns)))
+    return out

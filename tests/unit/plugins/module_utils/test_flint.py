@@ -1,0 +1,78 @@
+# -*- coding: utf-8 -*-
+# Copyright: offload.testbed developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Unit tests for plugins/module_utils/flint.py: ``flint q`` and the PSID mismatch error.
+
+Which texts are captured and which are variants: see tool_fixtures.py.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.offload.testbed.plugins.module_utils.flint import parse_flint_psid_mismatch, parse_flint_query
+from ansible_collections.offload.testbed.tests.unit.plugins.module_utils.tool_fixtures import fixture
+
+
+def test_flint_query_bluefield2():
+    info = parse_flint_query(fixture('flint_q_bluefield2.txt'))
+    assert info['image_type'] == 'FS4'
+    assert info['fw_version'] == '24.33.1048'
+    assert info['fw_release_date'] == '29.4.2022'
+    assert info['product_version'] == '24.33.1048'
+    assert info['rom_info'] == [
+        'type=UEFI Virtio net version=21.2.10 cpu=AMD64',
+        'type=UEFI Virtio blk version=22.2.10 cpu=AMD64',
+        'type=UEFI version=14.26.17 cpu=AMD64,AARCH64',
+        'type=PXE version=3.6.502 cpu=AMD64',
+    ]
+    assert info['description'] == 'UID                GuidsNumber'
+    assert info['base_guid'] == '08c0eb030053eaec'
+    assert info['base_guid_count'] == 16
+    assert info['base_mac'] == '08c0eb53eaec'
+    assert info['base_mac_count'] == 16
+    assert info['image_vsd'] is None
+    assert info['device_vsd'] is None
+    assert info['psid'] == 'MT_0000000723'
+    assert info['security_attributes'] == 'secure-fw'
+    assert info['errors'] == []
+
+
+def test_flint_query_running_version_key():
+    # Variant of flint_q_bluefield2.txt with the extra line flint prints when
+    # the running firmware differs from the burned one.
+    text = fixture('flint_q_bluefield2.txt').replace(
+        'FW Version:            24.33.1048\n',
+        'FW Version:            24.35.1012\nFW Version(Running):   24.33.1048\n')
+    info = parse_flint_query(text)
+    assert info['fw_version'] == '24.35.1012'
+    assert info['fw_version_running'] == '24.33.1048'
+
+
+def test_flint_query_on_psid_mismatch_error():
+    info = parse_flint_query(fixture('flint_burn_psid_mismatch.txt'))
+    assert info['fw_version'] is None
+    assert info['psid'] is None
+    assert info['product_version'] is None
+    assert info['errors'] == [
+        'PSID mismatch. The PSID on flash (LNV0000000025) differs from the PSID in the given image (MT_0000000158).'
+    ]
+
+
+def test_flint_psid_mismatch():
+    assert parse_flint_psid_mismatch(fixture('flint_burn_psid_mismatch.txt')) == {
+        'flash_psid': 'LNV0000000025',
+        'image_psid': 'MT_0000000158',
+    }
+
+
+def test_flint_psid_mismatch_absent():
+    assert parse_flint_psid_mismatch(fixture('flint_q_bluefield2.txt')) is None
+    assert parse_flint_psid_mismatch('') is None
+
+
+@pytest.mark.parametrize('text', ['', None, '   \n\n', '!!! nothing useful\n   indented orphan\n'])
+def test_flint_query_empty_or_garbage(text):
+    assert parse_flint_query(text) == {'fw_version': None, 'psid': None, 'product_version': None, 'errors': []}

@@ -1,0 +1,165 @@
+"""ovn_topology refuses, before any command, declarations that can never work:
+VLAN tags outside 1..4094 (the shared rule of validate.py, as the ovs,
+virtual_lab and trex_server roles apply it) and NAT rules whose logical
+address the router could never deliver to. Every message names the object
+as the user wrote it, the bad value and the fix."""
+import copy
+import json
+import os
+
+import pytest
+
+from ansible_collections.offload.testbed.plugins.module_utils import ovn_topology as ot
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "modules", "fixtures", "ovn_topology")
+
+with open(os.path.join(FIXTURES, "seed_topology.json")) as handle:
+    SEED = json.load(handle)
+
+LR0_NETWORKS = "p1 192.168.0.0/24, ext_gw 10.20.0.0/24"
+LR0_ROUTES = "48.0.0.0/16, 16.0.0.0/16"
+
+
+def seed():
+    return copy.deepcopy(SEED)
+
+
+def errors_of(params):
+    with pytest.raises(ot.TopologyError) as exc:
+        ot.validate(params)
+    return exc.value.errors
+
+
+def nat(ntype, external_ip, logical_ip):
+    return {"type": ntype, "external_ip": external_ip, "logical_ip": logical_ip}
+
+
+# -- VLAN tags -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("switch, port, tag", [
+    (1, 1, 0),      # the router port downlink
+    (1, 1, 4095),
+    (1, 0, 0),      # the localnet port internet
+    (1, 0, 4095),
+    (1, 0, -1),
+    (1, 0, 5000),
+])
+def test_vlan_tag_outside_1_4094_is_refused(switch, port, tag):
+    params = seed()
+    params["switches"][switch]["ports"][port]["tag"] = tag
+    name = params["switches"][switch]["ports"][port]["name"]
+    assert errors_of(params) == [
+        "switches[external].ports[%s].tag: %d is outside 1..4094; leave it unset for untagged" % (name, tag)]
+
+
+@pytest.mark.parametrize("tag", [1, 20, 4094, "30"])
+def test_vlan_tags_1_to_4094_are_accepted(tag):
+    params = seed()
+    params["switches"][1]["ports"][0]["tag"] = tag
+    assert ot.validate(params)["switches"]["external"]["ports"]["internet"]["tag"] == int(tag)
+
+
+def test_vlan_tag_message_is_the_shared_rule():
+    from ansible_collections.offload.testbed.plugins.module_utils.validate import vlan_id
+    params = seed()
+    params["switches"][1]["ports"][1]["tag"] = 0
+    assert errors_of(params) == [vlan_id("switches[external].ports[downlink].tag", 0)]
+
+
+# -- NAT rules: the logical side must be reachable ------------------------------------------------
+
+def test_dnat_to_an_address_the_router_cannot_reach_is_refused():
+    params = seed()
+    params["routers"][0]["nat"].append(nat("dnat_and_snat", "18.0.0.189", "17.0.0.189"))
+    assert errors_of(params) == [
+        "routers[lr0].nat[1].logical_ip: 17.0.0.189 is in no network of router lr0 (%s) and under none of its static "
+        "routes (%s), so the router could never deliver the translated packets; use an address in one of those networks "
+        "or add a static route toward 17.0.0.189" % (LR0_NETWORKS, LR0_ROUTES)]
+
+
+def test_snat_of_a_network_the_router_cannot_reach_is_refused():
+    params = seed()
+    params["routers"][0]["nat"].append(nat("snat", "10.20.0.2", "10.99.0.0/24"))
+    assert errors_of(params) == [
+        "routers[lr0].nat[1].logical_ip: 10.99.0.0/24 overlaps no network of router lr0 (%s) and none of its static "
+        "routes (%s), so the router could never deliver the translated packets; use an address in one of those networks "
+        "or add a static route toward 10.99.0.0/24" % (LR0_NETWORKS, LR0_ROUTES)]
+
+
+def test_a_router_without_routes_says_so():
+    params = seed()
+    params["routers"][0]["static_routes"] = []
+    params["routers"][0]["nat"] = [nat("dnat", "18.0.0.188", "16.0.0.188")]
+    assert errors_of(params) == [
+        "routers[lr0].nat[0].logical_ip: 16.0.0.188 is in no network of router lr0 (%s) and under none of its static "
+        "routes (it has none), so the router could never deliver the translated packets; use an address in one of those "
+        "networks or add a static route toward 16.0.0.188" % LR0_NETWORKS]
+
+
+def test_a_discard_route_does_not_reach_the_address():
+    params = seed()
+    params["routers"][0]["static_routes"] = [{"prefix": "16.0.0.0/16", "nexthop": "discard"}]
+    message = errors_of(params)[0]
+    assert message.startswith("routers[lr0].nat[0].logical_ip: 16.0.0.188 is in no network of router lr0")
+    assert "under none of its static routes (it has none)" in message
+
+
+@pytest.mark.parametrize("change", [
+    # the reference bench: 16.0.0.188 lies behind the route 16.0.0.0/16 via 192.168.0.3, and the
+    # external 18.0.0.188 is in no network of lr0 (the generator routes it to 10.20.0.2)
+    lambda params: None,
+    # in a port's network
+    lambda params: params["routers"][0]["nat"].append(nat("dnat_and_snat", "18.0.0.190", "192.168.0.4")),
+    lambda params: params["routers"][0]["nat"].append(nat("snat", "10.20.0.2", "192.168.0.0/24")),
+    # a wider SNAT network that holds a port's network
+    lambda params: params["routers"][0]["nat"].append(nat("snat", "10.20.0.2", "192.168.0.0/16")),
+    # an SNAT network inside a route's prefix
+    lambda params: params["routers"][0]["nat"].append(nat("snat", "10.20.0.2", "16.0.4.0/24")),
+    # a default route reaches everything
+    lambda params: params["routers"][0].update(static_routes=[{"prefix": "0.0.0.0/0", "nexthop": "10.20.0.1"}],
+                                               nat=[nat("dnat", "18.0.0.188", "172.16.0.1")]),
+    # a src-ip route forwards by source, to any destination
+    lambda params: params["routers"][0].update(static_routes=[{"prefix": "48.0.0.0/16", "nexthop": "10.20.0.3", "policy": "src-ip"}],
+                                               nat=[nat("dnat", "18.0.0.188", "172.16.0.1")]),
+])
+def test_nat_rules_the_router_can_deliver_are_accepted(change):
+    params = seed()
+    change(params)
+    assert ot.validate(params)["routers"]["lr0"]["nat"]
+
+
+def test_ipv6_nat_needs_an_ipv6_network_or_route():
+    params = seed()
+    params["routers"][0]["nat"] = [nat("dnat_and_snat", "fd00:18::188", "fd00:16::188")]
+    assert errors_of(params)[0].startswith("routers[lr0].nat[0].logical_ip: fd00:16::188 is in no network of router lr0")
+    params["routers"][0]["ports"][0]["networks"].append("fd00:16::1/64")
+    assert ot.validate(params)["routers"]["lr0"]["nat"]
+
+
+def test_every_error_is_reported_at_once_with_its_path():
+    params = seed()
+    params["switches"][1]["ports"][0]["tag"] = 4095
+    params["switches"][1]["ports"][1]["tag"] = 0
+    params["routers"][0]["nat"].append(nat("dnat_and_snat", "18.0.0.189", "17.0.0.189"))
+    params["routers"][0]["nat"].append(nat("dnat_and_snat", "18.0.0.190", "nope"))
+    errors = errors_of(params)
+    assert [e.split(": ", 1)[0] for e in errors] == [
+        "routers[lr0].nat[1].logical_ip",
+        "routers[lr0].nat[2].logical_ip",
+        "switches[external].ports[internet].tag",
+        "switches[external].ports[downlink].tag",
+    ]
+    assert errors[1] == "routers[lr0].nat[2].logical_ip: 'nope' is not an IP address"
+
+
+def test_the_module_refuses_before_reading_the_database():
+    params = dict(seed(), ovn_nbctl="ovn-nbctl")
+    params["switches"][1]["ports"][1]["tag"] = 4095
+
+    def run(argv):
+        raise AssertionError("no command may run: %r" % (argv,))
+
+    with pytest.raises(ot.ApplyError) as exc:
+        ot.apply_topology(params, run)
+    assert exc.value.msg == ("invalid OVN topology: 1 error(s): "
+                             "switches[external].ports[downlink].tag: 4095 is outside 1..4094; leave it unset for untagged")
