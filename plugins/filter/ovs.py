@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters of the ovs role: thin wrappers of module_utils.ovs."""
+"""Filters of the ovs and ovn_controller roles: thin wrappers of module_utils.ovs."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -36,8 +36,16 @@ def ovs_errors(config, isolated=None, prefix="ovs_"):
     return ovs.validate_role(config, isolated=isolated_set, prefix=prefix)
 
 
+def ovn_controller_errors(config, prefix="ovn_controller_"):
+    """Errors in the ovn_controller role's variables (no prefix in ``config``), each naming the variable."""
+    if isinstance(config, dict):
+        return ovs.controller_errors(config, prefix=prefix)
+    raise AnsibleFilterError("ovn_controller_errors expects a dict of the role's variables, got %s" % type(config).__name__)
+
+
 class FilterModule(object):
     """offload.testbed ovs filters."""
 
     def filters(self):
-        return {"ovs_switch_spec": ovs_switch_spec, "ovs_errors": ovs_errors}
+        return {"ovs_switch_spec": ovs_switch_spec, "ovs_errors": ovs_errors,
+                "ovn_controller_errors": ovn_controller_errors}

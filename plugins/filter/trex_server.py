@@ -11,9 +11,11 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.offload.testbed.plugins.module_utils import trex_cfg
 
 
-def trex_server_errors(instances, mode="trex", isolated_cpus=None, prefix="trex_server_", archive=None):
-    """Errors of the declared instances, each naming the role variable at fault."""
-    return trex_cfg.validate(instances, mode=mode, isolated_cpus=isolated_cpus, prefix=prefix, archive=archive)
+def trex_server_errors(instances, mode="trex", isolated_cpus=None, prefix="trex_server_", archive=None, settings=None):
+    """Errors of the declared instances and of the role's settings (``bind``, ``start_timeout``), each naming the role variable at fault."""
+    if settings is not None and not isinstance(settings, dict):
+        raise AnsibleFilterError("trex_server_errors: settings must be a dict with bind and start_timeout, got %s" % type(settings).__name__)
+    return trex_cfg.validate(instances, mode=mode, isolated_cpus=isolated_cpus, prefix=prefix, archive=archive, settings=settings)
 
 
 def trex_server_cfg(instance):

@@ -39,6 +39,17 @@ MAX_STEAL = 0.05
 # With no polling PMD thread (kernel datapath, OVS-DOCA without PMDs, netdev ports on the main thread), the datapath
 # runs in whatever CPU time is left: above this busy fraction of the whole machine it competed with other tasks.
 MAX_BUSY_WITHOUT_PMD = 0.95
+# The ovs-appctl commands dut_health may run for the PMD statistics: they only read, and print what
+# parse_pmd_stats_show reads. Any other command could change the switch (``exit`` stops ovs-vswitchd).
+PMD_STATS_COMMANDS = ("dpif-netdev/pmd-stats-show", "dpif-doca/pmd-stats-show")
+
+
+def pmd_stats_command_error(value, name="pmd_stats_command"):
+    """``None`` when ``value`` is one of PMD_STATS_COMMANDS or empty (skip), else the message that says so."""
+    if value in PMD_STATS_COMMANDS or value == "":
+        return None
+    return ("%s: %r is not a read-only ovs-appctl command printing PMD statistics; use %s (OVS-DOCA), "
+            "or \"\" to skip" % (name, value, " or ".join(PMD_STATS_COMMANDS)))
 
 
 def parse_pmd_stats_show(text):

@@ -19,6 +19,19 @@ from ansible_collections.offload.testbed.plugins.module_utils.bench_schema impor
 ADVICE = "run with bench_repeat >= %d to know" % stats.ADVISED_REPEATS
 
 
+def compare_error(labels, name="compare"):
+    """``None`` when ``labels`` is two different datapath labels ``[A, B]`` (or unset), else the message."""
+    if labels is None:
+        return None
+    if len(labels) != 2:
+        return ("%s: give two datapath labels [A, B] (datapaths or compare.yml variant names; the table shows A / B), got %s"
+                % (name, labels))
+    if labels[0] == labels[1]:
+        return ("%s: %r is compared with itself (its speedup over itself is 1); give two different labels [A, B], "
+                "for example [doca, kernel] or [netdev-emc, netdev-noemc]" % (name, labels[0]))
+    return None
+
+
 def readable(document):
     """Whether this collection reads the document's schema version (1: one search per profile; 2: with repeats)."""
     return document.get("schema_version") in READABLE_SCHEMA_VERSIONS

@@ -27,6 +27,8 @@ import socket
 import time
 import traceback
 
+from ansible_collections.offload.testbed.plugins.module_utils import validate
+
 CLONE_NEWNET = 0x40000000
 NETNS_RUN_DIR = "/run/netns"
 
@@ -231,11 +233,38 @@ def argument_spec(**options):
     return spec
 
 
-def timing_error(params):
-    """The message refusing ``retries`` below 0 or ``timeout`` not above 0, or None."""
-    if params["retries"] < 0 or params["timeout"] <= 0:
-        return "retries must be 0 or more and timeout above 0 (got retries=%s, timeout=%s)" % (params["retries"], params["timeout"])
-    return None
+def at_least(name, value, low, fix):
+    """A number (not a bool) of at least ``low``; ``None`` or the message naming ``name`` and ``value``."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= low:
+        return None
+    return "%s: %s is below %s; %s" % (name, validate.show(value), low, fix)
+
+
+def address_error(name, value):
+    """An address a socket binds or connects to without a name lookup: dotted IPv4, or IPv6 (it has a colon)."""
+    if isinstance(value, str) and ":" in value:
+        try:
+            socket.inet_pton(socket.AF_INET6, value)
+            return None
+        except (OSError, ValueError):
+            return "%s: %s is not an IPv6 address; write it as ip -6 addr shows it, for example fd00::4" % (name, validate.show(value))
+    return validate.ipv4_address(name, value)
+
+
+def traffic_errors(params, share_of="the messages that must come back"):
+    """The options every traffic module has: ``port``, ``timeout``, ``retries`` and ``min_ratio`` (0..1).
+
+    Returns a list of messages, each naming the option and its bad value.
+    """
+    errors = [validate.port_number("port", params["port"]),
+              at_least("retries", params["retries"], 0, "give 0 (every message sent once) or more"),
+              None if isinstance(params["timeout"], (int, float)) and params["timeout"] > 0 else
+              "timeout: %s is not above 0; give the seconds to wait for an answer, for example 5" % validate.show(params["timeout"])]
+    ratio = params["min_ratio"]
+    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 0 <= ratio <= 1:
+        errors.append("min_ratio: %s is outside 0..1; give the share of %s, 1.0 for all of them or 0.9 for nine in ten"
+                      % (validate.show(ratio), share_of))
+    return [error for error in errors if error]
 
 
 def drive(module, run, what):
@@ -319,3 +348,10 @@ def counters(namespace):
         return call(namespace, snmp_counters, timeout=10)
     except NetnsError:
         return {}
+
+
+def refuse_bad_options(module, option_errors):
+    """Fail the module, before anything runs, with every error ``option_errors(params)`` finds, each naming its option."""
+    errors = option_errors(module.params)
+    if errors:
+        module.fail_json(msg="; ".join(errors), errors=errors)

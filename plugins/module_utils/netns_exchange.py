@@ -17,8 +17,13 @@ import socket
 import struct
 import time
 
-from ansible_collections.offload.testbed.plugins.module_utils import netns
+from ansible_collections.offload.testbed.plugins.module_utils import netns, validate
 from ansible_collections.offload.testbed.plugins.module_utils.netns import NetnsError
+
+# The largest message: a UDP datagram's payload, with room to spare under 65507.
+MAX_SIZE = 65000
+# Over UDP each message starts with its sequence number (struct "!Q").
+SEQ_SIZE = 8
 
 WARM = b"WARM"
 STOP = b"STOP"
@@ -57,6 +62,21 @@ def _udp_echo(sock):
     except socket.timeout:
         pass
     return peer, total, len(seen)
+
+
+def option_errors(params):
+    """Every bad option of the module, before any namespace is entered: a list of messages naming the option and value."""
+    errors = netns.traffic_errors(params)
+    for name in ("server_address", "connect_address"):
+        if name == "server_address" or params[name] is not None:
+            errors.append(netns.address_error(name, params[name]))
+    errors.append(netns.at_least("count", params["count"], 1, "send at least 1 message"))
+    low = SEQ_SIZE if params["protocol"] == "udp" else 1
+    errors.append(validate.int_in("size", params["size"], low, MAX_SIZE,
+                                  "give the bytes per message, %d..%d over %s%s" % (
+                                      low, MAX_SIZE, params["protocol"].upper(),
+                                      " (each message carries its 8-byte sequence number)" if low == SEQ_SIZE else "")))
+    return [error for error in errors if error]
 
 
 def echo_server(ready, protocol, address, port, count, size, timeout):

@@ -15,8 +15,21 @@ __metaclass__ = type
 
 import socket
 
-from ansible_collections.offload.testbed.plugins.module_utils import netns
+from ansible_collections.offload.testbed.plugins.module_utils import netns, validate
 from ansible_collections.offload.testbed.plugins.module_utils.netns import NetnsError
+
+
+def option_errors(params):
+    """Every bad option of the module, before any namespace is entered: a list of messages naming the option and value."""
+    errors = netns.traffic_errors(params, "the attempts that must get an answer")
+    errors.append(netns.address_error("vip", params["vip"]))
+    errors.append(netns.at_least("count", params["count"], 1, "send at least 1 connection or datagram"))
+    errors.append(netns.at_least("min_per_backend", params["min_per_backend"], 0, "give the answers every backend must give, 0 or more"))
+    if not params["backends"]:
+        errors.append("backends: %s is empty; list at least one backend as {namespace: NS, address: IP}" % validate.show(params["backends"]))
+    for i, backend in enumerate(params["backends"] or []):
+        errors.append(netns.address_error("backends[%d].address" % i, backend["address"]))
+    return [error for error in errors if error]
 
 
 def name_server(ready, protocol, address, port, name, lifetime):

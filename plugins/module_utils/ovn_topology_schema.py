@@ -34,7 +34,7 @@ from ansible_collections.offload.testbed.plugins.module_utils.ovn_topology_addr 
     route_label,
     text,
 )
-from ansible_collections.offload.testbed.plugins.module_utils.validate import vlan_id
+from ansible_collections.offload.testbed.plugins.module_utils.validate import mac_address, vlan_id
 
 ADDRESS_KEYWORDS = ("unknown", "router", "dynamic")
 LB_PROTOCOLS = ("tcp", "udp", "sctp")
@@ -214,6 +214,10 @@ def _check_addresses(where, addresses, errors):
         first, rest = tokens[0], tokens[1:]
         if first != "dynamic" and not is_mac(first):
             errors.append("%s.addresses[%d]: %r is not a MAC address" % (where, index, first))
+        elif first != "dynamic":
+            problem = mac_address("%s.addresses[%d]" % (where, index), first)
+            if problem:
+                errors.append(problem)
         for token in rest:
             if token != "dynamic" and parse_ip(token) is None:
                 errors.append("%s.addresses[%d]: %r is not an IP address" % (where, index, token))
@@ -287,6 +291,10 @@ def _validate_router_port(lr_name, port, errors):
         mac = ""
     elif not is_mac(text(mac).strip()):
         errors.append("%s.mac: %r is not a MAC address" % (where, text(mac)))
+    else:
+        problem = mac_address("%s.mac" % where, text(mac).strip())
+        if problem:
+            errors.append(problem)
     interfaces = []
     if not port.get("networks"):
         errors.append("%s.networks: a router port needs at least one network (address/prefix length)" % where)
@@ -397,6 +405,10 @@ def _validate_nat(nwhere, nat, reach, errors):
         errors.append("%s.external_mac: external_mac and logical_port go together" % nwhere)
     if external_mac is not None and ntype != "dnat_and_snat":
         errors.append("%s.external_mac: only a dnat_and_snat rule has external_mac and logical_port" % nwhere)
+    if ext is not None and ntype in NAT_TYPES:
+        problem = reach.external_problem(nwhere, ntype, ext)
+        if problem:
+            errors.append(problem)
     if ext is None or log is None or ntype not in NAT_TYPES:
         return None
     problem = reach.problem(nwhere, text(nat["logical_ip"]).strip(), log)
@@ -412,8 +424,10 @@ class _Reach(object):
     names (unless it discards); a ``src-ip`` route matches on the source, so
     it may carry packets anywhere."""
 
-    def __init__(self, lr_name, ifaces, routes):
+    def __init__(self, lr_name, ifaces, routes, ports=None):
         self.lr_name = lr_name
+        self.ifaces = list(ifaces)
+        self.gateway_ports = set(name for name, port in (ports or {}).items() if port.get("gateway_chassis"))
         self.networks = [(name, iface.network) for name, iface in ifaces]
         self.prefixes = [prefix for policy, prefix, nexthop, _port in routes if policy == "dst-ip" and nexthop != "discard"]
         self.anywhere = any(policy == "src-ip" for policy, _prefix, _nexthop, _port in routes)
@@ -426,6 +440,35 @@ class _Reach(object):
         if isinstance(target, (ipaddress.IPv4Network, ipaddress.IPv6Network)):
             return any(net.version == target.version and net.overlaps(target) for net in self.nets)
         return any(net.version == target.version and target in net for net in self.nets)
+
+    def external_problem(self, nwhere, ntype, ext):
+        """Why a NAT rule's external address could never work, or None.
+
+        An external address outside every network of the router stays
+        accepted: it is routed to the gateway from outside (the reference
+        bench's 18.0.0.188). One that is an address of a router port is the
+        router's own (except the gateway port's address as the source of an
+        snat rule, the usual "masquerade"), and one inside the network of an
+        internal port (a port without gateway_chassis, on a router that has a
+        gateway port) would be answered on the inside, never on the gateway."""
+        for name, iface in self.ifaces:
+            if iface.version == ext.version and iface.ip == ext:
+                if ntype == "snat" and name in self.gateway_ports:
+                    return None
+                return ("%s.external_ip: %s is the address of port %s of router %s; the router answers for it itself, "
+                        "so the NAT rule could never receive a packet; use a free address of the gateway port's network "
+                        "or one routed to the gateway from outside" % (nwhere, ext, name, self.lr_name))
+        if not self.gateway_ports:
+            return None
+        for name, iface in self.ifaces:
+            if name not in self.gateway_ports and iface.version == ext.version and ext in iface.network:
+                gateways = ", ".join("%s %s" % (gw, gw_iface.network) for gw, gw_iface in self.ifaces
+                                     if gw in self.gateway_ports) or "none"
+                return ("%s.external_ip: %s is inside %s, the network of internal port %s of router %s, so the NAT "
+                        "rule could never be reached through the gateway port; use an address of the gateway port's "
+                        "network (%s) or one routed to the gateway from outside"
+                        % (nwhere, ext, iface.network, name, self.lr_name, gateways))
+        return None
 
     def problem(self, nwhere, logical, target):
         """Why the router could never deliver packets to a NAT rule's logical address, or None."""
@@ -450,7 +493,7 @@ def _validate_router(lr_name, router, lb_names, errors, port_owner):
         if key is not None:
             routes[key] = True
     nats = {}
-    reach = _Reach(lr_name, ifaces, routes)
+    reach = _Reach(lr_name, ifaces, routes, ports)
     for index, nat in enumerate(router.get("nat") or []):
         nwhere = "%s.nat[%d]" % (where, index)
         checked = _validate_nat(nwhere, nat, reach, errors)

@@ -349,4 +349,64 @@ def validate_role(v, isolated=None, prefix="ovs_"):
         if port.get("address") is not None and not _prefixed_address(port["address"]):
             errors.append("%sinternal_ports[%d].address: %r is not an address with a prefix length such as 10.10.0.3/24"
                           % (p, i, port["address"]))
+    errors += ovn_errors(v, prefix)
+    return errors
+
+
+def ovn_errors(v, prefix="ovs_"):
+    """The external_ids ovn-controller reads: ``ovn_remote``, ``ovn_nb``, ``ovn_encap_ip``, ``ovn_bridge_mappings``."""
+    p = prefix
+    errors = []
+    for key in ("ovn_remote", "ovn_nb"):
+        if v.get(key):
+            errors.append(rules.ovsdb_remote("%s%s" % (p, key), v[key]))
+    if v.get("ovn_encap_ip"):
+        errors.append(rules.ipv4_address("%sovn_encap_ip" % p, v["ovn_encap_ip"]))
+    if v.get("ovn_bridge_mappings"):
+        errors.append(bridge_mappings_error("%sovn_bridge_mappings" % p, v["ovn_bridge_mappings"]))
+    return [error for error in errors if error]
+
+
+def bridge_mappings_error(name, value):
+    """``ovn-bridge-mappings``: physnet:bridge pairs separated by commas (``physnet1:underlay,physnet2:br-ex``)."""
+    fix = ("write physnet:bridge pairs separated by commas, for example physnet1:underlay "
+           "(the localnet network name, a colon, the bridge that reaches it)")
+    if not isinstance(value, str):
+        return "%s: %s is not a list of bridge mappings; %s" % (name, rules.show(value), fix)
+    seen = {}
+    for pair in value.split(","):
+        network, colon, bridge = pair.strip().partition(":")
+        if not colon or not network.strip() or not bridge.strip() or ":" in bridge:
+            return "%s: %s is not a list of bridge mappings (%r); %s" % (name, rules.show(value), pair.strip(), fix)
+        if network.strip() in seen:
+            return ("%s: %s maps network %r twice (%r and %r); map each network to one bridge"
+                    % (name, rules.show(value), network.strip(), seen[network.strip()], pair.strip()))
+        seen[network.strip()] = pair.strip()
+    return None
+
+
+def controller_errors(v, prefix="ovn_controller_"):
+    """Errors in the ``ovn_controller`` role's variables (no prefix in ``v``): ``sb_db``, ``timeout``
+    and the SSL files, each named as the user wrote it."""
+    p = prefix
+    errors = []
+    if v.get("sb_db"):
+        error = rules.ovsdb_remote("%ssb_db" % p, v["sb_db"])
+        if error:
+            errors.append('%s (or leave it "" to use the chassis\' ovn-remote)' % error)
+    timeout = v.get("timeout")
+    number = None if isinstance(timeout, bool) else timeout
+    try:
+        number = int(str(number).strip())
+    except ValueError:
+        number = None
+    if number is None or number < 1:
+        errors.append("%stimeout: %s is not a number of seconds of at least 1; give the seconds to wait for the chassis "
+                      "in the Southbound database, for example 60" % (p, rules.show(timeout)))
+    for key in ("ssl_private_key", "ssl_certificate", "ssl_ca_cert"):
+        if not str(v.get(key) or "").startswith("/"):
+            errors.append("%s%s: %s is not an absolute path; give the file's full path, for example /etc/ovn/%s"
+                          % (p, key, rules.show(v.get(key)),
+                             {"ssl_private_key": "ovn-controller-privkey.pem", "ssl_certificate": "ovn-controller-cert.pem",
+                              "ssl_ca_cert": "ovn-cacert.pem"}[key]))
     return errors

@@ -160,17 +160,32 @@ def archive_errors(archive, prefix="trex_server_"):
     return errors
 
 
-def validate(instances, mode="trex", isolated_cpus=None, prefix="trex_server_", archive=None):
+def settings_errors(settings, prefix="trex_server_"):
+    """Errors of the role's own settings: ``bind`` (the address softgen listens on) and ``start_timeout``."""
+    errors = []
+    if "bind" in settings:
+        errors.append(rules.ipv4_address("%sbind" % prefix, settings["bind"]))
+    if "start_timeout" in settings:
+        value = settings["start_timeout"]
+        number = _int(value.strip() if isinstance(value, str) else value)
+        errors.append(rules.int_in("%sstart_timeout" % prefix, value if number is None else number, 1, 3600,
+                                   "give the seconds an instance has to answer on its RPC port, for example 60"))
+    return [error for error in errors if error]
+
+
+def validate(instances, mode="trex", isolated_cpus=None, prefix="trex_server_", archive=None, settings=None):
     """Errors of a set of instances, each starting with the variable at fault.
 
     ``isolated_cpus`` is a kernel cpulist (``"2-15,34-47"``); in mode ``trex``
     every thread must be one of them, and an empty value is an error.
     ``archive`` (mode ``trex``), a dict with ``url``, ``src``, ``checksum`` and
-    ``version``, is checked with :func:`archive_errors`.
+    ``version``, is checked with :func:`archive_errors`. ``settings``, a dict
+    with ``bind`` and ``start_timeout``, is checked with :func:`settings_errors`.
     """
     if mode not in MODES:
         return ["%smode: %r must be one of %s" % (prefix, mode, ", ".join(MODES))]
-    errors = archive_errors(archive, prefix) if mode == "trex" and archive is not None else []
+    errors = settings_errors(settings, prefix) if settings else []
+    errors += archive_errors(archive, prefix) if mode == "trex" and archive is not None else []
     if not isinstance(instances, list) or not instances:
         return errors + ["%sinstances: declare at least one instance (a list of dicts with name and ports)" % prefix]
     isolated = None

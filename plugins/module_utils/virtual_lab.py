@@ -199,12 +199,50 @@ def _check_namespace(c, where, ns):
             c.add("%s.loopback[%d]: %s is already used by %s; addresses must be unique" % (where, j, iface.ip, c.seen_addr[str(iface.ip)]))
         else:
             c.seen_addr[str(iface.ip)] = "%s.loopback[%d]" % (where, j)
+    subnets, complete = _link_subnets(c, ns)
     for j, route in enumerate(ns.get("routes") or []):
         rwhere = "%s.routes[%d]" % (where, j)
         if _ip_value(ipaddress.ip_network, route.get("to")) is None:
             c.add("%s.to: %r is not a valid CIDR such as 16.0.0.0/8" % (rwhere, route.get("to")))
-        if _ip_value(ipaddress.ip_address, route.get("via")) is None:
+        via = _ip_value(ipaddress.ip_address, route.get("via"))
+        if via is None:
             c.add("%s.via: %r is not an IP address" % (rwhere, route.get("via")))
+        elif complete:
+            _check_via(c, rwhere, ns, via, subnets)
+
+
+def _link_subnets(c, ns):
+    """The (link name, address as an interface) of a namespace's links, and
+    whether every address given is sound (else the via check would only
+    repeat the address's own error)."""
+    subnets = []
+    complete = True
+    for link in ns.get("links") or []:
+        if link.get("address") is None:
+            continue
+        iface = _ip_value(ipaddress.ip_interface, link["address"])
+        cidr = c.nets.get(link.get("network"))
+        if iface is None or (cidr is not None and (iface.ip not in cidr or iface.network.prefixlen != cidr.prefixlen)):
+            complete = False
+        else:
+            subnets.append((link.get("name"), iface))
+    return subnets, complete
+
+
+def _check_via(c, rwhere, ns, via, subnets):
+    """A route's gateway: on the subnet of one of the namespace's links, and
+    not the namespace's own address (the kernel refuses both: "Nexthop has
+    invalid gateway")."""
+    for name, iface in subnets:
+        if iface.version == via.version and via == iface.ip:
+            c.add("%s.via: %s is the address of link %s of namespace %s itself; route via another host on that link"
+                  % (rwhere, via, name, ns.get("name")))
+            return
+    if any(iface.version == via.version and via in iface.network for _name, iface in subnets):
+        return
+    links = ", ".join("%s %s" % (name, iface.network) for name, iface in subnets) or "it has no link with an address"
+    c.add("%s.via: %s is on none of the links of namespace %s (%s); a route's gateway must be on a link, "
+          "so use an address in one of those subnets" % (rwhere, via, ns.get("name"), links))
 
 
 def validate(lab, prefix=""):

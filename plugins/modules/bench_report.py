@@ -47,8 +47,10 @@ options:
     description: Where the report goes; default O(results_dir)/report.
     type: path
   compare:
-    description: Two labels C([A, B]) of the results' C(datapath) (a datapath, or a variant name of C(playbooks/compare.yml) such as
-      C(netdev-emc)); the speedup table shows A / B of the latest run of each label (the medians of their repeats).
+    description:
+      - Two labels C([A, B]) of the results' C(datapath) (a datapath, or a variant name of C(playbooks/compare.yml) such as
+        C(netdev-emc)); the speedup table shows A / B of the latest run of each label (the medians of their repeats).
+      - The two labels must differ; a label compared with itself is refused.
     type: list
     elements: str
   compare_goal:
@@ -253,9 +255,9 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
-    if params["compare"] is not None and len(params["compare"]) != 2:
-        module.fail_json(msg="compare: give two datapath labels [A, B] (datapaths or compare.yml variant names; the table shows A / B), got %s"
-                         % params["compare"])
+    error = report.compare_error(params["compare"])
+    if error:
+        module.fail_json(msg=error)
     if not os.path.isdir(params["results_dir"]):
         module.fail_json(msg="results_dir: %s is not a directory" % params["results_dir"])
     if params["plots"] and not HAS_MATPLOTLIB:

@@ -53,7 +53,10 @@ options:
     type: bool
     default: true
   pmd_stats_command:
-    description: C(ovs-appctl) command printing PMD statistics (C(dpif-doca/pmd-stats-show) on OVS-DOCA); empty to skip.
+    description:
+      - C(ovs-appctl) command printing PMD statistics, C(dpif-netdev/pmd-stats-show) or C(dpif-doca/pmd-stats-show) (on
+        OVS-DOCA); empty to skip.
+      - Any other command is refused before anything runs, since it may change the switch (C(exit) stops ovs-vswitchd).
     type: str
     default: dpif-netdev/pmd-stats-show
   system:
@@ -186,7 +189,7 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils.bench_health import (
-    offloaded_summary, parse_pmd_stats_show, parse_proc_stat, parse_task_stat)
+    offloaded_summary, parse_pmd_stats_show, pmd_stats_command_error, parse_proc_stat, parse_task_stat)
 from ansible_collections.offload.testbed.plugins.module_utils.ovsdb import parse_table
 from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_info
 from ansible_collections.offload.testbed.plugins.module_utils.ovs_dpctl import parse_dump_flows
@@ -328,6 +331,9 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
+    error = pmd_stats_command_error(params["pmd_stats_command"])
+    if error:
+        module.fail_json(msg=error)
     result = {"changed": False, "warnings": []}
     result["pid"], result["start_time"] = read_pid(params["pidfiles"])
     result["restarts"] = None

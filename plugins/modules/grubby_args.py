@@ -35,7 +35,10 @@ attributes:
       - Returns the managed arguments of every entry before and after.
 options:
   args:
-    description: The kernel arguments wanted on every targeted entry.
+    description:
+      - The kernel arguments wanted on every targeted entry, one argument (C(key=value) or a flag) per item.
+      - An empty item, or one with blanks or quotes, is refused before anything is read or written.
+      - Hugepage sizes (C(hugepagesz=), C(default_hugepagesz=)) must be ones an x86 CPU can map, C(2M) or C(1G).
     type: list
     elements: str
     required: true
@@ -81,7 +84,19 @@ import shlex
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.offload.testbed.plugins.module_utils import boot_params as bp
+from ansible_collections.offload.testbed.plugins.module_utils import validate
 from ansible_collections.offload.testbed.plugins.module_utils.grubby import parse_grubby_info
+
+
+def arg_errors(wanted):
+    """O(args): one kernel argument per item, and hugepage sizes an x86 CPU can map."""
+    errors = []
+    for i, token in enumerate(wanted):
+        if not token or any(c.isspace() or c in '"\'' for c in token):
+            errors.append('args[%d]: %s is not one kernel argument; write one argument (key=value or a flag) per item, '
+                          'without spaces or quotes' % (i, validate.show(token)))
+    errors.extend(validate.hugepages('args', validate.hugepage_args([t for t in wanted if t])))
+    return errors
 
 
 def read_entries(module, target):
@@ -110,6 +125,9 @@ def main():
         supports_check_mode=True,
     )
     wanted = module.params['args']
+    errors = arg_errors(wanted)
+    if errors:
+        module.fail_json(msg='; '.join(errors), errors=errors)
     keys = module.params['managed_keys'] or bp.managed_keys(wanted)
     for token in wanted:
         if bp.arg_key(token) not in keys:

@@ -19,6 +19,8 @@ description:
     which shows the traffic really crossed the switch.
   - Changes nothing on the host; it always reports C(changed=false) and runs in check mode too.
   - Fails when fewer than O(min_ratio) of the messages come back.
+  - Refuses a bad option (a port outside 1..65535, an address that is not IPv4 or IPv6, O(min_ratio) outside 0..1...)
+    before it starts anything, with a message naming the option and its value.
   - Over UDP the client first sends small warm-up datagrams until one comes back (for at most O(timeout)
     seconds), because the first datagram through a router may wait for address resolution; they are not
     counted. Every message carries a sequence number, so a late answer to an earlier message never counts
@@ -38,13 +40,14 @@ options:
     type: str
     required: true
   server_address:
-    description: Address the server listens on and the client connects to.
+    description: Address the server listens on and the client connects to, dotted IPv4 or IPv6 (no host name).
     type: str
     required: true
   connect_address:
     description:
       - Address the client sends to, when it is not O(server_address); a NAT or load-balancer address in
         front of the server (the ConnectX-6 Lx reference bench's C(dnat_and_snat 18.0.0.188 16.0.0.188)).
+      - Dotted IPv4 or IPv6, no host name.
     type: str
   client_namespace:
     description: Namespace of the client; an empty string means the host's own namespace.
@@ -56,19 +59,19 @@ options:
     choices: [tcp, udp]
     default: tcp
   port:
-    description: Server port.
+    description: Server port, 1..65535.
     type: int
     default: 5201
   count:
-    description: Number of messages.
+    description: Number of messages, at least 1.
     type: int
     default: 100
   size:
-    description: Bytes per message (UDP payload or TCP write).
+    description: Bytes per message (UDP payload or TCP write), 1..65000 (8..65000 over UDP, each message carries its sequence number).
     type: int
     default: 1000
   timeout:
-    description: Seconds to wait for an answer before a message counts as lost.
+    description: Seconds to wait for an answer before a message counts as lost, above 0.
     type: float
     default: 5.0
   retries:
@@ -79,7 +82,7 @@ options:
     type: int
     default: 4
   min_ratio:
-    description: Share of the messages that must come back for the module to succeed.
+    description: Share of the messages that must come back for the module to succeed, 0..1.
     type: float
     default: 1.0
   ovs_interfaces:
@@ -176,11 +179,8 @@ def _ovs_stats(module, names):
 
 def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    netns.refuse_bad_options(module, netns_exchange.option_errors)
     p = module.params
-    if p["count"] < 1 or not 1 <= p["size"] <= 65000 or (p["protocol"] == "udp" and p["size"] < 8):
-        module.fail_json(msg="count must be at least 1 and size within 1..65000 (8..65000 over UDP: each message carries its sequence number)")
-    if netns.timing_error(p):
-        module.fail_json(msg=netns.timing_error(p))
     before = _ovs_stats(module, p["ovs_interfaces"])
     outcome = netns.drive(module, netns_exchange.run, "traffic driver")
     client, srv = outcome["client"], outcome["server"]

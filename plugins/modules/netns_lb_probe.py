@@ -19,6 +19,8 @@ description:
     a new socket, so from a new source port) to O(vip) and counts which backend answered each.
   - Fails when a backend in O(backends) got fewer than O(min_per_backend) answers, or when fewer than
     O(min_ratio) of the attempts got one; a load balancer that reaches all of them passes.
+  - Refuses a bad option (a port outside 1..65535, a VIP that is not IPv4 or IPv6, O(min_ratio) outside 0..1...)
+    before it starts anything, with a message naming the option and its value.
   - Changes nothing on the host; it always reports C(changed=false) and runs in check mode too.
 author:
   - offload.testbed developers (@offload-testbed)
@@ -35,11 +37,11 @@ options:
     type: str
     required: true
   vip:
-    description: Virtual IP the client connects to.
+    description: Virtual IP the client connects to, dotted IPv4 or IPv6 (no host name).
     type: str
     required: true
   port:
-    description: Port of the VIP and of the backends.
+    description: Port of the VIP and of the backends, 1..65535.
     type: int
     required: true
   protocol:
@@ -58,15 +60,15 @@ options:
         type: str
         required: true
       address:
-        description: Address the backend's server listens on.
+        description: Address the backend's server listens on, dotted IPv4 or IPv6.
         type: str
         required: true
   count:
-    description: Connections (TCP) or datagrams (UDP) to send.
+    description: Connections (TCP) or datagrams (UDP) to send, at least 1.
     type: int
     default: 30
   timeout:
-    description: Seconds to wait for each answer.
+    description: Seconds to wait for each answer, above 0.
     type: float
     default: 5.0
   retries:
@@ -76,11 +78,11 @@ options:
     type: int
     default: 4
   min_per_backend:
-    description: Answers every backend must give.
+    description: Answers every backend must give, 0 or more.
     type: int
     default: 1
   min_ratio:
-    description: Share of the attempts that must get an answer.
+    description: Share of the attempts that must get an answer, 0..1.
     type: float
     default: 1.0
 """
@@ -139,11 +141,8 @@ ARGUMENT_SPEC = netns.argument_spec(
 
 def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    netns.refuse_bad_options(module, netns_lb_probe.option_errors)
     p = module.params
-    if p["count"] < 1 or not 1 <= p["port"] <= 65535 or not p["backends"]:
-        module.fail_json(msg="count must be at least 1, port within 1..65535, and backends not empty")
-    if netns.timing_error(p):
-        module.fail_json(msg=netns.timing_error(p))
     outcome = netns.drive(module, netns_lb_probe.run, "probe driver")
     client = outcome["client"]
     hits = dict((b["namespace"], client["hits"].get(b["namespace"], 0)) for b in p["backends"])

@@ -231,3 +231,10 @@ def test_wall_time_from_the_ticks_without_a_clock():
     before["cpu"]["monotonic"] = after["cpu"]["monotonic"] = None
     # 461 ticks over 2 CPUs at 100 Hz
     assert bh.cpu_use(before, after)["wall_s"] == 2.305
+
+
+def test_only_the_read_only_pmd_stats_commands_are_allowed():
+    assert bh.pmd_stats_command_error("dpif-netdev/pmd-stats-show") is None
+    assert bh.pmd_stats_command_error("dpif-doca/pmd-stats-show") is None
+    assert bh.pmd_stats_command_error("") is None
+    assert bh.pmd_stats_command_error("exit").startswith("pmd_stats_command: 'exit' is not a read-only ovs-appctl command")

@@ -46,7 +46,7 @@ def seed_siblings():
     return dict((cpu, '%d,%d' % (cpu % 32, cpu % 32 + 32)) for cpu in range(64))
 
 
-def test_seed_000_arguments():
+def test_reference_bench_arguments():
     isolated = bp.isolated_set(parse_cpulist('2-15'), seed_siblings())
     assert bp.wanted_args('intel', 32, isolated) == SEED_ARGS
 

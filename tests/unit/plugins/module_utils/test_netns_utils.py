@@ -163,10 +163,32 @@ def test_the_options_every_traffic_module_has():
     spec = netns.argument_spec(port=dict(type="int", default=1))
     assert sorted(spec) == ["min_ratio", "port", "protocol", "retries", "timeout"]
     assert spec["protocol"] == dict(type="str", choices=["tcp", "udp"], default="tcp")
-    assert netns.timing_error({"retries": 0, "timeout": 0.1}) is None
-    assert netns.timing_error({"retries": -1, "timeout": 5.0}) == (
-        "retries must be 0 or more and timeout above 0 (got retries=-1, timeout=5.0)")
-    assert netns.timing_error({"retries": 4, "timeout": 0}).endswith("(got retries=4, timeout=0)")
+    good = {"port": 5201, "retries": 0, "timeout": 0.1, "min_ratio": 1.0}
+    assert netns.traffic_errors(good) == []
+    assert netns.traffic_errors(dict(good, retries=-1)) == ["retries: -1 is below 0; give 0 (every message sent once) or more"]
+    assert netns.traffic_errors(dict(good, timeout=0)) == [
+        "timeout: 0 is not above 0; give the seconds to wait for an answer, for example 5"]
+
+
+@pytest.mark.parametrize("port", [0, 70000, -1])
+def test_a_port_outside_1_to_65535_is_refused_with_its_value(port):
+    errors = netns.traffic_errors({"port": port, "retries": 4, "timeout": 5.0, "min_ratio": 1.0})
+    assert errors == ["port: %d is outside 1..65535; give a TCP/UDP port number, for example 6642" % port]
+
+
+@pytest.mark.parametrize("ratio", [1.5, -0.1])
+def test_a_min_ratio_outside_0_to_1_is_refused(ratio):
+    errors = netns.traffic_errors({"port": 1, "retries": 4, "timeout": 5.0, "min_ratio": ratio})
+    assert errors == ["min_ratio: %s is outside 0..1; give the share of the messages that must come back, 1.0 for all of them "
+                      "or 0.9 for nine in ten" % ratio]
+
+
+def test_addresses_are_dotted_ipv4_or_ipv6_without_a_lookup():
+    assert netns.address_error("vip", "18.0.0.188") is None and netns.address_error("vip", "fd00::4") is None
+    assert netns.address_error("server_address", "127.0.0.300") == (
+        "server_address: '127.0.0.300' is not an IPv4 address; write four numbers 0..255 separated by dots, for example 10.10.0.4")
+    assert netns.address_error("vip", "fd00::4::1").startswith("vip: 'fd00::4::1' is not an IPv6 address;")
+    assert netns.address_error("vip", "localhost").startswith("vip: 'localhost' is not an IPv4 address;")
 
 
 class FakeModule(object):

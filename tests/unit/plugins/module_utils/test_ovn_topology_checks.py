@@ -163,3 +163,78 @@ def test_the_module_refuses_before_reading_the_database():
         ot.apply_topology(params, run)
     assert exc.value.msg == ("invalid OVN topology: 1 error(s): "
                              "switches[external].ports[downlink].tag: 4095 is outside 1..4094; leave it unset for untagged")
+
+
+# -- NAT rules: the external side must be reachable through the gateway ---------------------------
+
+def test_external_ip_in_the_network_of_an_internal_port_is_refused():
+    params = seed()
+    params["routers"][0]["nat"] = [nat("dnat_and_snat", "192.168.0.188", "192.168.0.3")]
+    assert errors_of(params) == [
+        "routers[lr0].nat[0].external_ip: 192.168.0.188 is inside 192.168.0.0/24, the network of internal port p1 of "
+        "router lr0, so the NAT rule could never be reached through the gateway port; use an address of the gateway "
+        "port's network (ext_gw 10.20.0.0/24) or one routed to the gateway from outside"]
+
+
+@pytest.mark.parametrize("ntype, external_ip, port", [
+    ("dnat_and_snat", "192.168.0.1", "p1"),
+    ("dnat_and_snat", "10.20.0.2", "ext_gw"),
+    ("dnat", "10.20.0.2", "ext_gw"),
+    ("snat", "192.168.0.1", "p1"),
+])
+def test_external_ip_that_is_a_router_port_address_is_refused(ntype, external_ip, port):
+    params = seed()
+    logical = "192.168.0.0/24" if ntype == "snat" else "192.168.0.3"
+    params["routers"][0]["nat"] = [nat(ntype, external_ip, logical)]
+    assert errors_of(params) == [
+        "routers[lr0].nat[0].external_ip: %s is the address of port %s of router lr0; the router answers for it "
+        "itself, so the NAT rule could never receive a packet; use a free address of the gateway port's network or "
+        "one routed to the gateway from outside" % (external_ip, port)]
+
+
+@pytest.mark.parametrize("change", [
+    # the reference bench's 18.0.0.188: in no network of lr0, routed to the gateway from outside
+    lambda params: None,
+    lambda params: params["routers"][0]["nat"].append(nat("dnat_and_snat", "10.99.0.188", "192.168.0.4")),
+    # a free address of the gateway port's network
+    lambda params: params["routers"][0]["nat"].append(nat("dnat_and_snat", "10.20.0.188", "192.168.0.4")),
+    # SNAT to the gateway port's own address (masquerade)
+    lambda params: params["routers"][0]["nat"].append(nat("snat", "10.20.0.2", "192.168.0.0/24")),
+    # without a gateway port no port is "internal"
+    lambda params: (params["routers"][0]["ports"][1].pop("gateway_chassis"),
+                    params["routers"][0]["nat"].append(nat("dnat_and_snat", "192.168.0.188", "192.168.0.4"))),
+])
+def test_external_ips_the_gateway_can_receive_are_accepted(change):
+    params = seed()
+    change(params)
+    assert ot.validate(params)["routers"]["lr0"]["nat"]
+
+
+# -- MAC addresses: unicast only (the shared rule of validate.py) ---------------------------------
+
+def test_multicast_router_port_mac_is_refused():
+    from ansible_collections.offload.testbed.plugins.module_utils.validate import mac_address
+    params = seed()
+    params["routers"][0]["ports"][0]["mac"] = "01:00:00:00:ff:01"
+    assert errors_of(params) == [mac_address("routers[lr0].ports[p1].mac", "01:00:00:00:ff:01")]
+    assert "is a multicast address" in errors_of(params)[0]
+
+
+@pytest.mark.parametrize("entry, mac", [
+    ("01:54:00:00:00:01 192.168.0.3", "01:54:00:00:00:01"),
+    ("33:33:00:00:00:01", "33:33:00:00:00:01"),
+    ("00:00:00:00:00:00 192.168.0.3", "00:00:00:00:00:00"),
+])
+def test_multicast_or_zero_switch_port_mac_is_refused(entry, mac):
+    from ansible_collections.offload.testbed.plugins.module_utils.validate import mac_address
+    params = seed()
+    params["switches"][0]["ports"][0]["addresses"] = [entry]
+    assert errors_of(params) == [mac_address("switches[sw0].ports[port1].addresses[0]", mac)]
+
+
+@pytest.mark.parametrize("addresses", [["router"], ["dynamic"], ["unknown"], ["dynamic 192.168.0.9"],
+                                       ["50:54:00:00:00:01 192.168.0.3", "unknown"]])
+def test_address_keywords_and_unicast_macs_are_accepted(addresses):
+    params = seed()
+    params["switches"][0]["ports"][0]["addresses"] = addresses
+    assert ot.validate(params)["switches"]["sw0"]["ports"]["port1"]["addresses"] == sorted(addresses)

@@ -7,7 +7,7 @@ NB_* below are the exact output of the module's read command
 ovsdb-server started from /usr/share/ovn/ovn-nb.ovsschema:
 
 * NB_EMPTY: a new database;
-* NB_SEED: after applying SEED (the seed topology of the contract, with
+* NB_SEED: after applying SEED (the reference topology of the contract, the ConnectX-6 Lx bench's, with
   ``chassis-1`` as the gateway chassis);
 * NB_EXTRA: NB_SEED plus, made with plain ovn-nbctl::
 

@@ -179,3 +179,71 @@ def test_filter_names_ovs_isolated_cpus_that_is_no_cpulist():
     assert len(errors) == 1 and errors[0].startswith("ovs_isolated_cpus: '2-x' is not a cpulist"), errors
     errors = ovs_errors(dict(ROLE, representors=[{"name": "vf0", "tag": 0}]), ["2", "three"], prefix="dut_ovs_")
     assert [error.split(":")[0] for error in errors] == ["dut_ovs_isolated_cpus", "dut_ovs_representors[0].tag"], errors
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"ovn_encap_ip": "10.30.0.300"}, "ovs_ovn_encap_ip: '10.30.0.300' is not an IPv4 address; write four numbers 0..255 "
+                                      "separated by dots, for example 10.10.0.4"),
+    ({"ovn_remote": "10.10.0.4:6642"}, "ovs_ovn_remote: '10.10.0.4:6642' is not an OVSDB remote ('10.10.0.4:6642'); write ssl:IP:PORT, "
+                                       "tcp:IP:PORT or unix:PATH (several separated by commas), for example ssl:10.10.0.4:6642"),
+    ({"ovn_remote": "ssl:10.10.0.4:6642,tcp:10.10.0.5:70000"}, "ovs_ovn_remote: 'ssl:10.10.0.4:6642,tcp:10.10.0.5:70000' is not an "
+                                                               "OVSDB remote ('tcp:10.10.0.5:70000')"),
+    ({"ovn_nb": "ssl:10.10.0.4"}, "ovs_ovn_nb: 'ssl:10.10.0.4' is not an OVSDB remote"),
+    ({"ovn_bridge_mappings": "physnet1"}, "ovs_ovn_bridge_mappings: 'physnet1' is not a list of bridge mappings ('physnet1'); write "
+                                          "physnet:bridge pairs separated by commas, for example physnet1:underlay"),
+    ({"ovn_bridge_mappings": "physnet1:underlay,physnet2"}, "ovs_ovn_bridge_mappings: 'physnet1:underlay,physnet2' is not a list of "
+                                                           "bridge mappings ('physnet2')"),
+    ({"ovn_bridge_mappings": "physnet1:"}, "ovs_ovn_bridge_mappings: 'physnet1:' is not a list of bridge mappings"),
+    ({"ovn_bridge_mappings": "physnet1:a:b"}, "ovs_ovn_bridge_mappings: 'physnet1:a:b' is not a list of bridge mappings"),
+    ({"ovn_bridge_mappings": "physnet1:underlay,physnet1:br-ex"}, "ovs_ovn_bridge_mappings: 'physnet1:underlay,physnet1:br-ex' maps "
+                                                                  "network 'physnet1' twice"),
+])
+def test_ovn_external_ids_are_refused_before_the_database_changes(change, message):
+    errors = ovs.validate_role(dict(ROLE, **change), isolated=set(range(2, 16)))
+    assert [e for e in errors if e.startswith(message)] == errors and len(errors) == 1, errors
+    assert ovs_errors(dict(ROLE, **change), "2-15") == errors
+
+
+@pytest.mark.parametrize("change", [
+    {"ovn_remote": "ssl:10.10.0.4:6642", "ovn_nb": "ssl:10.10.0.4:6641", "ovn_encap_ip": "10.30.0.3"},
+    {"ovn_remote": "tcp:10.10.0.4:6642,ssl:10.10.0.5:6642", "ovn_bridge_mappings": "physnet1:underlay,physnet2:br-ex"},
+    {"ovn_remote": "unix:/var/run/ovn/ovnsb_db.sock", "ovn_bridge_mappings": ""},
+    {"ovn_remote": "", "ovn_nb": "", "ovn_encap_ip": ""},
+])
+def test_sound_ovn_external_ids_pass(change):
+    assert ovs.validate_role(dict(ROLE, **change), isolated=set(range(2, 16))) == []
+
+
+CONTROLLER = {"sb_db": "", "timeout": 60, "ssl_private_key": "/etc/ovn/ovn-controller-privkey.pem",
+              "ssl_certificate": "/etc/ovn/ovn-controller-cert.pem", "ssl_ca_cert": "/etc/ovn/ovn-cacert.pem"}
+
+
+@pytest.mark.parametrize("change", [{}, {"sb_db": "ssl:10.10.0.4:6642"}, {"sb_db": "tcp:127.0.0.1:6642,unix:/run/ovn/sb.sock"},
+                                    {"timeout": "30"}])
+def test_sound_ovn_controller_settings_pass(change):
+    assert ovs.controller_errors(dict(CONTROLLER, **change)) == []
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"sb_db": "tcp:127.0.0.1:70000"}, "ovn_controller_sb_db: 'tcp:127.0.0.1:70000' is not an OVSDB remote ('tcp:127.0.0.1:70000'); "
+                                       "write ssl:IP:PORT, tcp:IP:PORT or unix:PATH (several separated by commas), for example "
+                                       "ssl:10.10.0.4:6642 (or leave it \"\" to use the chassis' ovn-remote)"),
+    ({"sb_db": "tcp:10.10.0.300:6642"}, "ovn_controller_sb_db: 'tcp:10.10.0.300:6642' is not an OVSDB remote ('tcp:10.10.0.300:6642')"),
+    ({"sb_db": "ssl:10.10.0.4"}, "ovn_controller_sb_db: 'ssl:10.10.0.4' is not an OVSDB remote"),
+    ({"timeout": 0}, "ovn_controller_timeout: 0 is not a number of seconds of at least 1; give the seconds to wait"),
+    ({"timeout": "soon"}, "ovn_controller_timeout: 'soon' is not a number of seconds"),
+    ({"ssl_ca_cert": "ovn-cacert.pem"}, "ovn_controller_ssl_ca_cert: 'ovn-cacert.pem' is not an absolute path; give the file's full path"),
+])
+def test_ovn_controller_refusals_name_the_variable(change, message):
+    errors = ovs.controller_errors(dict(CONTROLLER, **change))
+    assert len(errors) == 1 and errors[0].startswith(message), errors
+
+
+def test_ovn_controller_errors_filter():
+    from ansible.errors import AnsibleFilterError
+    from ansible_collections.offload.testbed.plugins.filter.ovs import FilterModule
+    errors = FilterModule().filters()["ovn_controller_errors"]
+    assert errors(dict(CONTROLLER, sb_db="tcp:10.10.0.300:6642"))[0].startswith("ovn_controller_sb_db: ")
+    assert errors(CONTROLLER) == []
+    with pytest.raises(AnsibleFilterError):
+        errors("tcp:10.10.0.4:6642")

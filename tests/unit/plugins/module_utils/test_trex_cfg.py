@@ -259,3 +259,29 @@ def test_filters_wrap_the_module_utils():
         FILTERS["trex_server_cfg"](broken)
     with pytest.raises(AnsibleFilterError, match="mode must be trex or softgen"):
         FILTERS["trex_server_command"](instances[0], "dpdk", instances)
+
+
+SETTINGS = {"bind": "127.0.0.1", "start_timeout": 60}
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"bind": "127.0.0.300"}, "trex_server_bind: '127.0.0.300' is not an IPv4 address; write four numbers 0..255 separated by dots, "
+                              "for example 10.10.0.4"),
+    ({"bind": "localhost"}, "trex_server_bind: 'localhost' is not an IPv4 address"),
+    ({"start_timeout": 0}, "trex_server_start_timeout: 0 is outside 1..3600; give the seconds an instance has to answer on its RPC port, "
+                           "for example 60"),
+    ({"start_timeout": "0"}, "trex_server_start_timeout: 0 is outside 1..3600"),
+    ({"start_timeout": "soon"}, "trex_server_start_timeout: 'soon' is outside 1..3600"),
+])
+def test_role_settings_are_refused_before_anything_is_installed(change, message):
+    errors = FILTERS["trex_server_errors"](virtual_instances(), "softgen", None, "trex_server_", None, dict(SETTINGS, **change))
+    assert errors == [message] or (len(errors) == 1 and errors[0].startswith(message)), errors
+    errors = trex_cfg.validate(reference_instances(), "trex", ISOLATED, archive=ARCHIVE, settings=dict(SETTINGS, **change))
+    assert len(errors) == 1 and errors[0].startswith(message), errors
+
+
+def test_sound_role_settings_pass():
+    assert trex_cfg.validate(virtual_instances(), "softgen", settings=SETTINGS) == []
+    assert trex_cfg.validate(virtual_instances(), "softgen", settings={"bind": "10.20.0.1", "start_timeout": "30"}) == []
+    with pytest.raises(AnsibleFilterError):
+        FILTERS["trex_server_errors"](virtual_instances(), "softgen", None, "trex_server_", None, "127.0.0.1")

@@ -83,6 +83,33 @@ def test_vlans_and_macs_follow_the_shared_rules(path, value, expected):
         assert [e for e in errors if e.startswith(expected)], errors
 
 
+@pytest.mark.parametrize("via, expected", [
+    ("10.99.0.1", "virtual_lab_namespaces[0].routes[0].via: 10.99.0.1 is on none of the links of namespace ltb-gen "
+                  "(gen0 10.20.0.0/24); a route's gateway must be on a link, so use an address in one of those subnets"),
+    ("192.168.0.1", "virtual_lab_namespaces[0].routes[0].via: 192.168.0.1 is on none of the links of namespace ltb-gen"),
+    ("10.20.0.3", "virtual_lab_namespaces[0].routes[0].via: 10.20.0.3 is the address of link gen0 of namespace ltb-gen "
+                  "itself; route via another host on that link"),
+    ("fd00::1", "virtual_lab_namespaces[0].routes[0].via: fd00::1 is on none of the links of namespace ltb-gen"),
+])
+def test_a_route_via_off_every_link_is_refused(via, expected):
+    errors = vl.validate(bad(("namespaces", 0, "routes", 0, "via"), via), prefix="virtual_lab_")
+    assert len(errors) == 1 and errors[0].startswith(expected), errors
+
+
+def test_a_route_of_a_namespace_without_addresses_says_so():
+    lab = copy.deepcopy(GOOD)
+    lab["namespaces"][1]["routes"] = [{"to": "16.0.0.0/16", "via": "192.168.0.1"}]
+    del lab["namespaces"][1]["links"][0]["address"]
+    assert vl.validate(lab, prefix="virtual_lab_") == [
+        "virtual_lab_namespaces[1].routes[0].via: 192.168.0.1 is on none of the links of namespace ltb-srv1 "
+        "(it has no link with an address); a route's gateway must be on a link, so use an address in one of those subnets"]
+
+
+def test_a_route_via_is_not_checked_again_when_a_link_address_is_malformed():
+    lab = bad(("namespaces", 0, "links", 0, "address"), "10.20.0.3")
+    assert [e.split(": ", 1)[0] for e in vl.validate(lab)] == ["namespaces[0].links[0].address"]
+
+
 def test_all_errors_are_reported_at_once():
     lab = bad(("networks", 0, "vlan"), 5000)
     lab["networks"][1]["cidr"] = "nonsense"

@@ -68,3 +68,22 @@ def test_fails_when_grubby_did_not_apply(monkeypatch):
 def test_refuses_args_outside_managed_keys(monkeypatch):
     result, failed, calls = run_module(grubby_args.main, {"args": ["quiet"], "managed_keys": ["iommu"]}, {}, monkeypatch)
     assert failed and result["msg"] == "args: quiet has key quiet, which is not in managed_keys" and calls == []
+
+
+def test_refuses_a_hugepage_size_an_x86_cpu_cannot_map(monkeypatch):
+    result, failed, calls = run_module(grubby_args.main, {"args": ["hugepagesz=16M", "hugepages=4"]}, {}, monkeypatch)
+    assert failed and calls == []
+    assert result["msg"] == "args: hugepage size '16M' is not one an x86 CPU can map; use 2M and 1G"
+
+
+def test_refuses_an_argument_with_a_blank(monkeypatch):
+    result, failed, calls = run_module(grubby_args.main, {"args": ["console=ttyS0 quiet"]}, {}, monkeypatch)
+    assert failed and calls == []
+    assert result["msg"] == ("args[0]: 'console=ttyS0 quiet' is not one kernel argument; write one argument (key=value or a flag) "
+                             "per item, without spaces or quotes")
+
+
+def test_refuses_an_empty_argument(monkeypatch):
+    result, failed, calls = run_module(grubby_args.main, {"args": ["intel_iommu=on", ""]}, {}, monkeypatch)
+    assert failed and calls == []
+    assert result["msg"].startswith("args[1]: '' is not one kernel argument;")

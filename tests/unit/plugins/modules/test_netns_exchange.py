@@ -142,3 +142,26 @@ def test_module_reports_a_client_that_cannot_connect(monkeypatch):
         result, failed, _calls = run_module(netns_exchange_module.main, args, {}, monkeypatch)
     assert failed
     assert result["msg"] == "client in namespace %s failed: ConnectionRefusedError: [Errno 111] Connection refused" % client_ns
+
+
+EXCHANGE = {"server_namespace": "", "client_namespace": "", "server_address": "127.0.0.1"}
+
+
+@pytest.mark.parametrize("args, msg", [
+    ({"port": 0}, "port: 0 is outside 1..65535; give a TCP/UDP port number, for example 6642"),
+    ({"port": 70000}, "port: 70000 is outside 1..65535; give a TCP/UDP port number, for example 6642"),
+    ({"server_address": "127.0.0.300"},
+     "server_address: '127.0.0.300' is not an IPv4 address; write four numbers 0..255 separated by dots, for example 10.10.0.4"),
+    ({"connect_address": "18.0.0.300"},
+     "connect_address: '18.0.0.300' is not an IPv4 address; write four numbers 0..255 separated by dots, for example 10.10.0.4"),
+    ({"min_ratio": 1.5}, "min_ratio: 1.5 is outside 0..1; give the share of the messages that must come back, "
+                         "1.0 for all of them or 0.9 for nine in ten"),
+    ({"count": 0}, "count: 0 is below 1; send at least 1 message"),
+    ({"size": 70000}, "size: 70000 is outside 1..65000; give the bytes per message, 1..65000 over TCP"),
+    ({"size": 4, "protocol": "udp"},
+     "size: 4 is outside 8..65000; give the bytes per message, 8..65000 over UDP (each message carries its 8-byte sequence number)"),
+])
+def test_a_bad_option_is_refused_before_any_traffic(monkeypatch, args, msg):
+    monkeypatch.setattr(netns_exchange, "run", lambda params: pytest.fail("the exchange ran"))
+    result, failed, calls = run_module(netns_exchange_module.main, dict(EXCHANGE, **args), {}, monkeypatch)
+    assert failed and result["msg"] == msg and calls == []

@@ -3,6 +3,8 @@ loses the first copy of one datagram; and the module across real namespaces."""
 
 import os
 
+import pytest
+
 from ansible_collections.offload.testbed.plugins.module_utils import netns
 from ansible_collections.offload.testbed.plugins.module_utils import netns_lb_probe
 from ansible_collections.offload.testbed.plugins.modules import netns_lb_probe as netns_lb_probe_module
@@ -69,3 +71,22 @@ def test_module_names_the_backend_that_cannot_listen(monkeypatch):
         result, failed, _calls = run_module(netns_lb_probe_module.main, args, {}, monkeypatch)
     assert failed
     assert result["msg"] == "server in namespace %s did not start: OSError: [Errno 99] Cannot assign requested address" % client_ns
+
+
+PROBE = {"client_namespace": "", "vip": "18.0.0.188", "port": 8080, "backends": [{"namespace": "ltb-srv1", "address": "16.0.0.1"}]}
+
+
+@pytest.mark.parametrize("args, msg", [
+    ({"port": 0}, "port: 0 is outside 1..65535; give a TCP/UDP port number, for example 6642"),
+    ({"vip": "18.0.0.300"}, "vip: '18.0.0.300' is not an IPv4 address; write four numbers 0..255 separated by dots, for example 10.10.0.4"),
+    ({"backends": [{"namespace": "ltb-srv1", "address": "16.0.0"}]},
+     "backends[0].address: '16.0.0' is not an IPv4 address; write four numbers 0..255 separated by dots, for example 10.10.0.4"),
+    ({"backends": []}, "backends: [] is empty; list at least one backend as {namespace: NS, address: IP}"),
+    ({"min_ratio": 2.0}, "min_ratio: 2.0 is outside 0..1; give the share of the attempts that must get an answer, "
+                         "1.0 for all of them or 0.9 for nine in ten"),
+    ({"count": 0}, "count: 0 is below 1; send at least 1 connection or datagram"),
+])
+def test_a_bad_option_is_refused_before_any_probe(monkeypatch, args, msg):
+    monkeypatch.setattr(netns_lb_probe, "run", lambda params: pytest.fail("the probe ran"))
+    result, failed, calls = run_module(netns_lb_probe_module.main, dict(PROBE, **args), {}, monkeypatch)
+    assert failed and result["msg"] == msg and calls == []

@@ -29,7 +29,7 @@ READ = BASE + (
     "--", "--columns=_uuid,type,external_ip,logical_ip,logical_port,external_mac", "list", "NAT",
     "--", "--columns=_uuid,name,vips,protocol", "list", "Load_Balancer",
 )
-# the one write that builds the seed topology in an empty database
+# the one write that builds the reference topology (the contract's) in an empty database
 WRITE_SEED = BASE + (
     "--", "--id=@lb0", "create", "Load_Balancer", "name=lb-udp", "protocol=udp",
     'vips={"18.0.0.172:8080"="192.168.0.3:8080,192.168.0.4:8080,192.168.0.5:8080"}',
@@ -208,7 +208,7 @@ def test_argument_spec_matches_documented_top_level_options():
 
 
 def _as_text(**extra):
-    """The seed declaration moved into the ``topology`` JSON text."""
+    """The reference declaration moved into the ``topology`` JSON text."""
     params = args(**extra)
     body = dict((key, params.pop(key)) for key in ("switches", "routers", "load_balancers"))
     params["topology"] = json.dumps(body)
