@@ -191,8 +191,8 @@ def test_filter_names_ovs_isolated_cpus_that_is_no_cpulist():
     ({"ovn_nb": "ssl:10.10.0.4"}, "ovs_ovn_nb: 'ssl:10.10.0.4' is not an OVSDB remote"),
     ({"ovn_bridge_mappings": "physnet1"}, "ovs_ovn_bridge_mappings: 'physnet1' is not a list of bridge mappings ('physnet1'); write "
                                           "physnet:bridge pairs separated by commas, for example physnet1:underlay"),
-    ({"ovn_bridge_mappings": "physnet1:underlay,physnet2"}, "ovs_ovn_bridge_mappings: 'physnet1:underlay,physnet2' is not a list of "
-                                                           "bridge mappings ('physnet2')"),
+    ({"ovn_bridge_mappings": "physnet1:underlay,physnet2"},
+     "ovs_ovn_bridge_mappings: 'physnet1:underlay,physnet2' is not a list of bridge mappings ('physnet2')"),
     ({"ovn_bridge_mappings": "physnet1:"}, "ovs_ovn_bridge_mappings: 'physnet1:' is not a list of bridge mappings"),
     ({"ovn_bridge_mappings": "physnet1:a:b"}, "ovs_ovn_bridge_mappings: 'physnet1:a:b' is not a list of bridge mappings"),
     ({"ovn_bridge_mappings": "physnet1:underlay,physnet1:br-ex"}, "ovs_ovn_bridge_mappings: 'physnet1:underlay,physnet1:br-ex' maps "
