@@ -5,23 +5,10 @@ port moves between routers the way a switch port moves between switches.
 NB_SEED is the real ``ovn-nbctl --format=json`` read after applying the reference
 topology (see test_ovn_topology_utils.py)."""
 import copy
-import json
-import os
 
 from ansible_collections.offload.testbed.plugins.module_utils import ovn_topology_plan as otp
 from ansible_collections.offload.testbed.plugins.module_utils import ovn_topology as ot
-
-FIXTURES = os.path.join(os.path.dirname(__file__), "..", "modules", "fixtures", "ovn_topology")
-
-
-def _fixture(name):
-    with open(os.path.join(FIXTURES, name)) as handle:
-        return handle.read()
-
-
-SEED = json.loads(_fixture("seed_topology.json"))
-NB_EMPTY = _fixture("nb_empty.json")
-NB_SEED = _fixture("nb_seed.json")
+from ansible_collections.offload.testbed.tests.unit.plugins.module_utils.test_ovn_topology_utils import NB_EMPTY, NB_SEED, SEED
 STATE = ot.parse_nb(NB_SEED)
 UUID = dict(((kind, row["name"]), uuid) for kind in ("switch_ports", "router_ports", "routers", "switches")
             for uuid, row in STATE[kind].items())
