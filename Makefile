@@ -22,7 +22,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(COLLECTIONS)
 export ANSIBLE_FORCE_COLOR := 0
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help lab lab-compare test deps apt venv collection lint sanity unit integration molecule teardown clean
+.PHONY: help lab lab-compare test deps apt venv collection ee lint sanity unit integration molecule teardown clean
 
 help:
 	@echo "make lab       run playbooks/site.yml on the virtual lab: every stage, real traffic, the benchmark and its report"
@@ -30,6 +30,7 @@ help:
 	@echo "make lab-compare  after make lab: compare two netdev configurations (compare.yml), report in results/compare/report"
 	@echo "make test      ansible-lint, ansible-test sanity, unit, integration and molecule tests"
 	@echo "make teardown  remove the virtual lab"
+	@echo "make ee        the execution environment's build context (meta/execution-environment.yml) in .tmp/ee/context, checked"
 
 deps: apt venv collection
 
@@ -57,6 +58,18 @@ collection: venv
 	$(BIN)/ansible-galaxy collection install --force -p $(COLLECTIONS) $(BUILD)/offload-testbed.tar.gz >/dev/null
 	@echo "installed offload.testbed $$(sed -n 's/^version: //p' galaxy.yml) into $(COLLECTIONS)"
 
+# The execution environment (meta/execution-environment.yml): ansible-builder
+# makes its build context from the collection tarball above, and
+# tools/ee_check.py checks it (the paths the Containerfile copies, the
+# collection in it, the requirements, and introspection run as the image build
+# would). Building the image itself needs a container engine, which these
+# machines cannot run: docs/execution_environment.md.
+EE_CONTEXT ?= $(TMP)/ee/context
+ee: collection
+	rm -rf $(EE_CONTEXT)
+	$(BIN)/ansible-builder create -f meta/execution-environment.yml --context $(EE_CONTEXT) --output-filename Containerfile >/dev/null
+	$(BIN)/python tools/ee_check.py --definition meta/execution-environment.yml --context $(EE_CONTEXT)
+
 # The whole bench, playbooks/site.yml, on inventories/virtual: the lab's
 # namespaces and wires, the host stages on emulated hardware (DOCA, firmware,
 # boot arguments and the emulated reboot, switchdev and VFs), Open vSwitch and
@@ -69,7 +82,7 @@ collection: venv
 OVN ?= distribution
 LAB_OVN_VARS := $(if $(filter source,$(OVN)),-e ovn_build_enabled=true,$(if $(filter distribution,$(OVN)),,$(error OVN=$(OVN): give OVN=source or leave OVN unset for the distribution's OVN)))
 lab: deps
-	$(BIN)/ansible-playbook -i $(INVENTORY) playbooks/site.yml $(LAB_OVN_VARS) -e bench_run_suffix=-$$(date -u +%Y%m%dT%H%M%S)
+	$(BIN)/ansible-playbook -i $(INVENTORY) playbooks/site.yml $(LAB_OVN_VARS) -e bench_results_dir=$(ROOT)/results -e bench_run_suffix=-$$(date -u +%Y%m%dT%H%M%S)
 	@echo "make lab: the bench is built and checked with real TCP and UDP through Open vSwitch and OVN; benchmark matrix done."
 	@echo "make lab: results in $(ROOT)/results, the report in $(ROOT)/results/report (report.md, report.html)."
 
@@ -89,10 +102,11 @@ lab-compare: deps
 teardown: deps
 	$(BIN)/ansible-playbook -i $(INVENTORY) playbooks/teardown.yml
 
-# ansible-lint, ansible-test sanity and the unit tests only read the tree and
-# touch no network or Open vSwitch: they run side by side on the two cores of a
-# CI machine, their outputs kept apart; integration and molecule share the
-# machine's Open vSwitch and run one after the other. The OVN build test
+# ansible-lint, ansible-test sanity, the unit tests and the execution
+# environment's build context (ee) only read the tree and touch no network or
+# Open vSwitch: they run side by side on the two cores of a CI machine, their
+# outputs kept apart; integration and molecule share the machine's Open
+# vSwitch and run one after the other. The OVN build test
 # (tests/integration/test_ovn_build.py) only compiles, under .tmp/ovn-build:
 # it runs from the start at the lowest CPU priority (nice 19), on what the
 # other stages leave idle (Ansible runs one task at a time, on one core); the
@@ -103,15 +117,21 @@ SCENARIOS_ON_BUILD := ovn_source
 test: deps
 	@TMP=$(TMP) BIN=$(BIN) OVN_BUILD_TEST=$(OVN_BUILD_TEST) tools/beside.sh start
 	@trap 'TMP=$(TMP) tools/beside.sh stop' EXIT; \
-	  $(MAKE) --no-print-directory -j3 --output-sync=target lint sanity unit && \
+	  $(MAKE) --no-print-directory -j3 --output-sync=target lint sanity unit ee && \
 	  $(MAKE) --no-print-directory integration INTEGRATION_TESTS="--ignore=$(OVN_BUILD_TEST) tests/integration" && \
 	  $(MAKE) --no-print-directory molecule SCENARIOS="$(SCENARIOS_WITHOUT_BUILD)" && \
 	  TMP=$(TMP) tools/beside.sh wait && \
 	  $(MAKE) --no-print-directory molecule SCENARIOS="$(SCENARIOS_ON_BUILD)"
 	@echo "make test: all test stages passed"
 
+# --offline: make has installed the collection into .tmp/collections
+# (ANSIBLE_COLLECTIONS_PATH); .ansible-lint is not offline, for a plain
+# ansible-lint in a fresh clone, which installs the working tree into ./.ansible.
+# ANSIBLE_HOME: ansible-lint puts its cache's collections first, and with
+# ANSIBLE_* set that cache is ~/.ansible, where another ansible-lint may have
+# left an older copy of this collection.
 lint: deps
-	$(BIN)/ansible-lint --profile production
+	ANSIBLE_HOME=$(TMP)/ansible-lint $(BIN)/ansible-lint --offline --profile production
 
 # ansible-test needs the collection under ansible_collections/<ns>/<name> and
 # bootstraps pip into its virtual environments from a script it downloads.

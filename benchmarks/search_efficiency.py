@@ -39,6 +39,7 @@ worse at the median than before.
 
 from __future__ import absolute_import, division, print_function
 
+import importlib.util
 import os
 import statistics
 import subprocess
@@ -46,27 +47,15 @@ import sys
 import types
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+_LINK_SPEC = importlib.util.spec_from_file_location("collection_link", os.path.join(ROOT, "tools", "collection_link.py"))
+_COLLECTION_LINK = importlib.util.module_from_spec(_LINK_SPEC)
+_LINK_SPEC.loader.exec_module(_COLLECTION_LINK)
 SEARCH_PATH = "plugins/plugin_utils/bench/search.py"
 # The search before the pure propose and the full trial records.
 BEFORE_COMMIT = "894c50b"
 
 
-def _link_collection():
-    """Make ``ansible_collections.offload.testbed`` importable, as tests/unit/conftest.py does."""
-    base = os.path.join(ROOT, ".tmp", "pytest")
-    ns_dir = os.path.join(base, "ansible_collections", "offload")
-    link = os.path.join(ns_dir, "testbed")
-    os.makedirs(ns_dir, exist_ok=True)
-    if not os.path.islink(link):
-        try:
-            os.symlink(ROOT, link)
-        except FileExistsError:
-            pass
-    if base not in sys.path:
-        sys.path.insert(0, base)
-
-
-_link_collection()
+_COLLECTION_LINK.link_collection(ROOT)
 
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import DEFAULT_GOALS, search  # noqa: E402
 from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import device_models  # noqa: E402

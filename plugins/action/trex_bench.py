@@ -73,7 +73,7 @@ class ActionModule(ActionBase):
             output.stop()
         result.update(changed=store.measured > 0, run_id=args["run_id"], results_file=store.path, csv_file=store.csv_path,
                       resumed=store.resumed, searches=summaries)
-        result["ansible_stats"] = {"data": run_stats(args, summaries), "per_host": False, "aggregate": True}
+        result["ansible_stats"] = {"data": run_stats(args, summaries, store.path), "per_host": False, "aggregate": True}
         return result
 
     def open_store(self, args, generator, task_vars):

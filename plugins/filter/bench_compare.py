@@ -10,9 +10,9 @@ __metaclass__ = type
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import compare as bench_compare
 
 
-def bench_compare_plan(variants=None, datapaths=None, inventory_other_config=None, inventory_hw_offload=None):
+def bench_compare_plan(variants=None, datapaths=None, inventory_other_config=None, inventory_hw_offload=None, pair=None):
     """The two variants compare.yml benchmarks, what the ovs role gets for each, the restore, and the errors."""
-    return bench_compare.plan(variants, datapaths, inventory_other_config, inventory_hw_offload)
+    return bench_compare.plan(variants, datapaths, inventory_other_config, inventory_hw_offload, pair)
 
 
 class FilterModule(object):

@@ -10,10 +10,13 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import html
 import json
 
 from ansible_collections.offload.testbed.plugins.module_utils import bench_stats as stats
+from ansible_collections.offload.testbed.plugins.module_utils import bench_units as units
+from ansible_collections.offload.testbed.plugins.module_utils import bench_report_conditions as conditions
+from ansible_collections.offload.testbed.plugins.module_utils.bench_report_latency import NOTE as LATENCY_NOTE, latency_table
+from ansible_collections.offload.testbed.plugins.module_utils.bench_report_render import Figures
 from ansible_collections.offload.testbed.plugins.module_utils.bench_schema import READABLE_SCHEMA_VERSIONS
 
 ADVICE = "run with bench_repeat >= %d to know" % stats.ADVISED_REPEATS
@@ -70,6 +73,7 @@ def _goal_row(document, repeats, name):
         "goal": name, "loss_ratio": goals[0]["loss_ratio"], "lower_bound": summary["median"],
         "upper_bound": stats.median([goal["upper_bound"] for goal in goals]), "generator_limited": summary["generator_limited"],
         "repeats": summary["repeats"], "repeats_planned": max(planned_repeats(document), summary["repeats"]), "summary": summary,
+        "line_rate_gbps": (document.get("search") or {}).get("line_rate_gbps"),
     }
 
 
@@ -77,7 +81,7 @@ def rows_of(documents):
     """One row per (run, profile, goal) over the complete searches of every readable document.
 
     ``{"run_id", "datapath", "scenario", "protocol", "frame_size", "direction", "goal", "loss_ratio",
-    "lower_bound", "upper_bound", "generator_limited", "repeats", "repeats_planned", "summary"}``:
+    "lower_bound", "upper_bound", "generator_limited", "repeats", "repeats_planned", "summary", "line_rate_gbps"}``:
     ``lower_bound`` is the median of the repeats' lower bounds, ``upper_bound`` the median of their
     upper bounds, ``generator_limited`` true when any repeat's is, ``summary`` what
     ``bench_stats.summarize_bounds`` returns for the complete repeats (recomputed from the searches,
@@ -113,23 +117,6 @@ def latency_rows_of(documents):
             chosen[key] = [dict(point, run_id=document["run_id"], reference_goal=latency.get("reference_goal"),
                                 repeat=measured[0].get("repeat", 0)) for point in latency["points"]]
     return sorted(chosen.items())
-
-
-def _us(value):
-    return "-" if value is None else "%.0f" % value
-
-
-def latency_table(latency_rows):
-    """Header and lines: per latency trial, the load and min/avg/max/99th percentile in microseconds."""
-    header = ["datapath", "scenario", "protocol", "frame", "load", "min us", "avg us", "max us", "99% <= us", "latency frames back"]
-    lines = []
-    for (datapath, scenario, protocol, frame_size), points in latency_rows:
-        for point in sorted(points, key=lambda point: point["fraction"]):
-            lines.append([datapath, scenario, protocol, "%d B" % frame_size,
-                          "%s (%.0f%% of %s)" % (_pps(point["load"]), point["fraction"] * 100, point.get("reference_goal") or "-"),
-                          _us(point["min_us"]), _us(point["avg_us"]), _us(point["max_us"]), _us((point.get("percentiles_us") or {}).get("99")),
-                          "%s / %s" % tuple("-" if point.get(key) is None else point[key] for key in ("latency_received", "latency_sent"))])
-    return header, lines
 
 
 def latest(rows):
@@ -202,14 +189,7 @@ def speedups(rows, datapath_a, datapath_b, goal="pdr"):
     return result
 
 
-def _pps(value):
-    if value is None:
-        return "-"
-    if value >= 1e6:
-        return "%.2f Mpps" % (value / 1e6)
-    if value >= 1e3:
-        return "%.1f kpps" % (value / 1e3)
-    return "%.0f pps" % value
+_pps = units.pps_text
 
 
 def _percent(value):
@@ -236,28 +216,53 @@ def repeated(rows):
     return any(row["repeats"] > 1 or row["repeats_planned"] > 1 for row in rows)
 
 
+def rate_cells(pps, frame_size, line_rate_gbps=None, share=True):
+    """``[Mpps or kpps, Gbps on the wire (L1)]`` and, with ``share``, the share of the line rate (``-`` when not known)."""
+    cells = [_pps(pps), units.gbps_text(units.gbps_l1(pps, frame_size))]
+    return cells + [units.share_text(units.line_share(pps, frame_size, line_rate_gbps))] if share else cells
+
+
 def results_table(rows):
     """Header and lines of the bounds table (one line per datapath x scenario x protocol x frame size x goal).
 
     With one repeat everywhere the table of schema version 1 (lower and upper bound of the one search);
     with repeats the median lower bound, its min to max, spread, riqr, the repeats and the median upper bound.
+    The lower bound comes with its Gbps on the wire (L1) and its share of the line rate.
     """
     order = sorted(latest(rows).values(), key=lambda row: (row["datapath"], row["scenario"], row["protocol"], row["frame_size"], row["loss_ratio"]))
+    head = ["datapath", "scenario", "protocol", "frame", "goal", "loss ratio"]
     if not repeated(order):
-        header = ["datapath", "scenario", "protocol", "frame", "goal", "loss ratio", "lower bound", "upper bound", "note"]
-        return header, [[row["datapath"], row["scenario"], row["protocol"], "%d B" % row["frame_size"], row["goal"], "%g" % row["loss_ratio"],
-                         _pps(row["lower_bound"]), _pps(row["upper_bound"]), _limited_cell(row)] for row in order]
-    header = ["datapath", "scenario", "protocol", "frame", "goal", "loss ratio", "lower bound (median)", "min to max", "spread", "riqr", "repeats",
-              "upper bound (median)", "note"]
+        header = head + ["lower bound", "Gbps (L1)", "line share", "upper bound", "note"]
+        return header, [[row["datapath"], row["scenario"], row["protocol"], "%d B" % row["frame_size"], row["goal"], "%g" % row["loss_ratio"]]
+                        + rate_cells(row["lower_bound"], row["frame_size"], row["line_rate_gbps"]) + [_pps(row["upper_bound"]), _limited_cell(row)]
+                        for row in order]
+    header = head + ["lower bound (median)", "Gbps (L1)", "line share", "min to max", "spread", "riqr", "repeats", "upper bound (median)", "note"]
     lines = []
     for row in order:
         summary = row["summary"]
         several = summary["repeats"] > 1
-        lines.append([row["datapath"], row["scenario"], row["protocol"], "%d B" % row["frame_size"], row["goal"], "%g" % row["loss_ratio"],
-                      _pps(row["lower_bound"]), "%s to %s" % (_pps(summary["min"]), _pps(summary["max"])) if several else "-",
-                      _percent(summary["spread"]) if several else "-", _percent(summary["riqr"]), _repeats_cell(row),
-                      _pps(row["upper_bound"]), _limited_cell(row)])
+        lines.append([row["datapath"], row["scenario"], row["protocol"], "%d B" % row["frame_size"], row["goal"], "%g" % row["loss_ratio"]]
+                     + rate_cells(row["lower_bound"], row["frame_size"], row["line_rate_gbps"])
+                     + [units.pps_range_text(summary["min"], summary["max"]) if several else "-",
+                        _percent(summary["spread"]) if several else "-", _percent(summary["riqr"]), _repeats_cell(row),
+                        _pps(row["upper_bound"]), _limited_cell(row)])
     return header, lines
+
+
+GBPS_NOTE = ("Rates are frames/s (Mpps, kpps) of frames of the given frame size, FCS included. Gbps (L1) is the rate on the wire, layer 1: "
+             "frames/s x (frame size + 20 B of preamble, start delimiter and inter-frame gap) x 8 bits; 14.88 Mpps of 64 B frames are "
+             "10.00 Gbps (L1), the frames alone (layer 2) 7.62 Gbps.")
+LINE_SHARE_NOTE = ("Line share: the lower bound over the line rate of one port at that frame size, frames/s x (frame size + 20 B) x 8 bits "
+                   "over the line rate in bits/s.")
+
+
+def units_notes(rows):
+    """How to read the rates: frames/s, Gbps (L1), line share; how to record the line rate when a run did not."""
+    notes = [GBPS_NOTE + " " + LINE_SHARE_NOTE]
+    if any(not row.get("line_rate_gbps") for row in latest(rows).values()):
+        notes.append("Line share \"-\": the run did not record its line rate (search.line_rate_gbps); set the bench variable "
+                     "bench_line_rate_gbps (Gb/s of one DUT port, for example 25 for a ConnectX-6 Lx port) to record it.")
+    return notes
 
 
 def results_notes(rows):
@@ -275,18 +280,35 @@ def results_notes(rows):
             "Repeats \"3 of 5\": 3 of the 5 repeats asked for are done (the run has not finished)."]
 
 
+def ratio_cell(entry):
+    """``16.0x``, ``1.82x (1.33x to 2.40x)`` with an interval from the repeats, ``-`` without a ratio."""
+    if entry["speedup"] is None:
+        return "-"
+    if entry.get("low") is None:
+        return "%.1fx" % entry["speedup"]
+    return "%s (%s)" % (stats.format_ratio(entry["speedup"]), stats.interval_text(entry))
+
+
 def speedup_table(entries, datapath_a, datapath_b):
-    """Header and lines of the speedup table: medians of A and B, A / B with its interval from the repeats, the verdict as note."""
-    header = ["scenario", "protocol", "frame", datapath_a, datapath_b, "%s / %s" % (datapath_a, datapath_b), "note"]
+    """Header and lines of the speedup table: medians of A and B with their Gbps (L1), A / B with its interval from the repeats, the verdict as note."""
+    header = ["scenario", "protocol", "frame", datapath_a, "%s Gbps (L1)" % datapath_a, datapath_b, "%s Gbps (L1)" % datapath_b,
+              "%s / %s" % (datapath_a, datapath_b), "note"]
     lines = []
     for entry in entries:
-        if entry["speedup"] is None:
-            ratio = "-"
-        elif entry.get("low") is None:
-            ratio = "%.1fx" % entry["speedup"]
-        else:
-            ratio = "%s (%s)" % (stats.format_ratio(entry["speedup"]), stats.interval_text(entry))
-        lines.append([entry["scenario"], entry["protocol"], "%d B" % entry["frame_size"], _pps(entry["a"]), _pps(entry["b"]), ratio, entry["note"]])
+        lines.append([entry["scenario"], entry["protocol"], "%d B" % entry["frame_size"]] + rate_cells(entry["a"], entry["frame_size"], share=False)
+                     + rate_cells(entry["b"], entry["frame_size"], share=False) + [ratio_cell(entry), entry["note"]])
+    return header, lines
+
+
+def speedup_matrix(entries):
+    """The reference bench's form: one line per scenario (and frame size when there are several), one column per protocol, A / B in each cell."""
+    protocols = sorted({entry["protocol"] for entry in entries})
+    sizes = sorted({entry["frame_size"] for entry in entries})
+    cells = {(entry["scenario"], entry["frame_size"], entry["protocol"]): ratio_cell(entry) for entry in entries}
+    keys = sorted({(entry["scenario"], entry["frame_size"]) for entry in entries})
+    header = ["scenario"] + (["frame"] if len(sizes) > 1 else []) + protocols
+    lines = [[scenario] + (["%d B" % size] if len(sizes) > 1 else []) + [cells.get((scenario, size, protocol), "-") for protocol in protocols]
+             for scenario, size in keys]
     return header, lines
 
 
@@ -310,43 +332,47 @@ def speedup_notes(entries, datapath_a, datapath_b):
     return notes
 
 
-def _table_parts(table):
-    """``(heading, header, lines)`` or ``(heading, header, lines, paragraphs)`` -> the four."""
-    heading, header, lines = table[:3]
-    return heading, header, lines, list(table[3]) if len(table) > 3 else []
+def shown_documents(documents, rows):
+    """The documents whose runs the bounds table shows (the latest per label, scenario, protocol, frame size and goal)."""
+    run_ids = {row["run_id"] for row in latest(rows).values()}
+    return [document for document in documents if document.get("run_id") in run_ids]
 
 
-def markdown(title, tables, images):
-    """``tables``: list of (heading, header, lines[, paragraphs]); ``images``: list of (caption, file name)."""
-    out = ["# %s" % title, ""]
-    for table in tables:
-        heading, header, lines, paragraphs = _table_parts(table)
-        out += ["## %s" % heading, "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        out += ["| " + " | ".join(str(cell) for cell in line) + " |" for line in lines]
-        out.append("")
-        for paragraph in paragraphs:
-            out += [paragraph, ""]
+def _compare_tables(rows, compare, goal):
+    name_a, name_b = compare
+    entries = speedups(rows, name_a, name_b, goal)
+    sizes = ", ".join("%d B" % size for size in sorted({entry["frame_size"] for entry in entries}))
+    return entries, [
+        ("Speedup of %s over %s per scenario and protocol (%s, %s)" % (name_a, name_b, goal, sizes),) + speedup_matrix(entries)
+        + (["%s / %s of the %s lower bounds, in the form of the ConnectX-6 Lx reference bench's results; the interval, the rates and "
+            "what it shows are in the next table." % (name_a, name_b, goal)],),
+        ("Speedup of %s over %s (%s)" % (name_a, name_b, goal),) + speedup_table(entries, name_a, name_b)
+        + (speedup_notes(entries, name_a, name_b) + [GBPS_NOTE],),
+    ]
+
+
+def tables_of(documents, compare=None, goal="pdr", images=()):
+    """The report's sections in order, and the speedup entries (empty without ``compare``).
+
+    The sections are tables ``(heading, header, lines, paragraphs)``: the conditions first, then with ``compare``
+    the speedups, the bounds, the plots (``images``, a list of (caption, file name), as ``render.Figures``), the
+    latency and the runs.
+    """
+    rows = rows_of(documents)
+    shown = shown_documents(documents, rows)
+    tables = [("Conditions",) + conditions.conditions_table(shown) + (conditions.conditions_notes(shown),)] if shown else []
+    entries = []
+    if compare:
+        entries, compared = _compare_tables(rows, compare, goal)
+        tables += compared
+    tables.append(("Bounds per datapath, scenario, protocol and frame size",) + results_table(rows) + (results_notes(rows) + units_notes(rows),))
     if images:
-        out += ["## Plots", ""]
-        for caption, name in images:
-            out += ["![%s](%s)" % (caption, name), ""]
-    return "\n".join(out)
-
-
-def to_html(title, tables, images):
-    esc = html.escape
-    out = ["<!DOCTYPE html>", "<html><head><meta charset=\"utf-8\"><title>%s</title>" % esc(title),
-           "<style>body{font-family:sans-serif}table{border-collapse:collapse}td,th{border:1px solid #999;padding:2px 6px}</style>",
-           "</head><body>", "<h1>%s</h1>" % esc(title)]
-    for table in tables:
-        heading, header, lines, paragraphs = _table_parts(table)
-        out.append("<h2>%s</h2><table><tr>%s</tr>" % (esc(heading), "".join("<th>%s</th>" % esc(str(cell)) for cell in header)))
-        out += ["<tr>%s</tr>" % "".join("<td>%s</td>" % esc(str(cell)) for cell in line) for line in lines]
-        out.append("</table>")
-        out += ["<p>%s</p>" % esc(paragraph) for paragraph in paragraphs]
-    if images:
-        out.append("<h2>Plots</h2>")
-        for caption, name in images:
-            out.append("<figure><img src=\"%s\" alt=\"%s\"><figcaption>%s</figcaption></figure>" % (esc(name), esc(caption), esc(caption)))
-    out.append("</body></html>")
-    return "\n".join(out)
+        tables.append(Figures(images))
+    latency_rows = latency_rows_of(documents)
+    if latency_rows:
+        notes = ["With repeats: the latency trials of the first repeat that measured them (repeat 0 unless it skipped latency)."] \
+            if repeated(rows) else []
+        tables.append(("Latency below the PDR",) + latency_table(latency_rows) + ([LATENCY_NOTE] + notes,))
+    if shown:
+        tables.append(("Runs",) + conditions.runs_table(shown) + (["The runs of the tables above, one results file each."],))
+    return tables, entries

@@ -3,11 +3,27 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The schema version of the bench's results files, shared by the writer
 (``plugins/plugin_utils/bench/results.py``, on the controller) and the report
-module (``bench_report``), which reads every version listed here."""
+module (``bench_report``), which reads every version listed here, and where
+the report goes by default."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
+
 SCHEMA_VERSION = 2
 READABLE_SCHEMA_VERSIONS = (1, 2)
+
+# bench_report writes into <results_dir>/report unless told otherwise.
+REPORT_DIR = "report"
+
+
+def report_dir(results_dir):
+    """Where ``bench_report`` writes the report of ``results_dir`` by default."""
+    return os.path.join(results_dir, REPORT_DIR)
+
+
+def report_file(results_dir):
+    """The HTML report of ``results_dir`` (``report.md`` beside it holds the same tables)."""
+    return os.path.join(report_dir(results_dir), "report.html")

@@ -15,8 +15,20 @@ version_added: 0.1.0
 description:
   - Reads every C(*.json) result file of M(offload.testbed.trex_bench) in O(results_dir) (schema C(docs/results-schema.json),
     versions 1 and 2; a file of another version is skipped with a warning).
-  - Writes O(output_dir)/report.md and O(output_dir)/report.html with the bounds of every goal per datapath, scenario,
-    protocol and frame size, and, with O(compare), the speedup table of one datapath against another in the form of the ConnectX-6 Lx reference bench's results.
+  - Writes O(output_dir)/report.md and O(output_dir)/report.html, the same tables in both (HTML with a style sheet, captions,
+    numbers right aligned, long values such as the kernel command line folded in a C(details) element).
+  - The first table is the conditions, one column per datapath label (the results' C(datapath)) of the runs the report shows
+    (the latest per label, scenario, protocol and frame size); DUT host, kernel and its command line, Open vSwitch and OVN versions, the
+    C(Open_vSwitch) C(other_config), the NICs' driver, firmware and PSID (C(metadata.dut_system.nics); without them the cell says to set
+    C(bench_dut_interfaces)), the generator (client, version, ports), the line rate (C(search.line_rate_gbps)), trial durations, width,
+    max load, repeats, the profiles' scenarios, protocols, frame sizes, flows, direction and VLAN, the latency trials, the compare.yml
+    variant, the run ids and the first created to last updated times. A last table lists every run with its times.
+  - Then, with O(compare), the speedup of one label against another in the form of the ConnectX-6 Lx reference bench's results (a line per
+    scenario, a column per protocol), and the full speedup table (both sides in Mpps or kpps and in Gbps, the ratio with its interval and
+    verdict).
+  - The bounds of every goal per datapath, scenario, protocol and frame size, each lower bound also in Gbps on the wire (L1, the frame with
+    its FCS plus 20 B of preamble, start delimiter and inter-frame gap) and as a share of the line rate (C(-) when the run did not record
+    C(search.line_rate_gbps); the report says to set the bench variable C(bench_line_rate_gbps)).
   - With repeats (C(repeat) of M(offload.testbed.trex_bench), schema version 2) every bound is the median of the repeats' bounds, shown with
     their min to max, spread (max - min) / median, relative interquartile range (4 repeats or more; quartiles by linear
     interpolation, Hyndman and Fan's type 7) and the number of repeats. The speedup is median(A) / median(B) with the
@@ -24,10 +36,15 @@ description:
     the two sides do not overlap (the difference is larger than the spread of the repeats). The report explains both
     under the tables. With one repeat the tables are those of one search per bound, and the report says that no spread
     was measured.
-  - The latency table shows, per profile, the latency trials of the first repeat that measured them (repeat 0 normally).
-  - Draws PNG plots with matplotlib (needed on the host that runs the module, usually the controller); loss against
-    offered load for every trial of every search (one plot per run and frame size, one colour per repeat), and NDR/PDR
-    bars per scenario x protocol x frame size, one group per datapath, the median with the repeats' min to max as error bars.
+  - The latency table shows, per profile, the latency trials of the first repeat that measured them (repeat 0 normally); its 99th
+    percentile is read from TRex's latency histogram (the high end of the range that holds it) and shown with that range.
+  - Draws PNG plots with matplotlib (needed on the host that runs the module, usually the controller), placed after the bounds table.
+    Loss against offered load of the trials of every run shown (one plot per run and frame size, one colour per repeat, short and final
+    trials apart, generator-limited trials crossed); the x range set by the goals' bounds and the trials near them (the others counted in
+    the legend), the loss on a symlog axis (0 and the smallest losses visible), each goal's lower bound a vertical line named in the
+    legend, the load in Gbps (L1) on the top axis. NDR/PDR bars per scenario x protocol x frame size, one group per datapath; a bar to
+    the lower bound (the median of the repeats), a lighter one on to the upper bound, the repeats' min to max as error bars,
+    generator-limited bounds hatched.
   - Rewrites a file only when its content changes, so a second run with the same results reports no change.
 author:
   - offload.testbed developers (@offload-testbed)
@@ -79,7 +96,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 files:
-  description: Files of the report.
+  description: Files of the report (the plots C(bars.png) and C(loss-<run id>-<frame size>.png) of the runs shown).
   returned: always
   type: list
   elements: str
@@ -126,12 +143,16 @@ import traceback
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 from ansible_collections.offload.testbed.plugins.module_utils import bench_report as report
-from ansible_collections.offload.testbed.plugins.module_utils.bench_schema import READABLE_SCHEMA_VERSIONS
+from ansible_collections.offload.testbed.plugins.module_utils import bench_report_plots as plotdata
+from ansible_collections.offload.testbed.plugins.module_utils.bench_report_render import markdown, to_html
+from ansible_collections.offload.testbed.plugins.module_utils import bench_units as units
+from ansible_collections.offload.testbed.plugins.module_utils.bench_schema import READABLE_SCHEMA_VERSIONS, report_dir
 
 try:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
     HAS_MATPLOTLIB = True
     MATPLOTLIB_ERROR = None
 except ImportError:
@@ -167,30 +188,100 @@ def png(figure):
     return buffer.getvalue()
 
 
-def loss_plot(document, searches):
-    """Loss against offered load of one profile's searches (its repeats, one colour each)."""
-    profile = searches[0]["profile"]
-    figure, axes = plt.subplots(figsize=(7, 4))
+GOAL_STYLES = ("-", "--", "-.", ":")
+# the goals' lines and the repeats' points in colours of their own
+GOAL_COLOURS = ("C3", "C4", "C5", "C6")
+REPEAT_COLOURS = ("C0", "C1", "C2", "C9", "C8", "C7", "black")
+
+
+def _rate_axis(axes, divisor, frame_size):
+    """x in Mpps or kpps, and on top the same load as Gbps on the wire (L1) at the frame size."""
+    axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _position: "%g" % (value / divisor)))
+    factor = (frame_size + units.WIRE_OVERHEAD) * 8 / 1e9
+    top = axes.secondary_xaxis("top", functions=(lambda pps: pps * factor, lambda gbps: gbps / factor))
+    top.set_xlabel("Gbps on the wire (L1: %d B frame + 20 B preamble and gap)" % frame_size, fontsize=8)
+    top.tick_params(labelsize=7)
+
+
+def _goal_artists(axes, searches, divisor, unit):
+    """A vertical line per goal at the lower bound (the median over the repeats), its bounds' range shaded, its loss as a dashed level."""
+    for index, goal in enumerate(plotdata.goal_lines(searches)):
+        colour = GOAL_COLOURS[index % len(GOAL_COLOURS)]
+        label = "%s (loss <= %g %%): lower bound %.4g %s" % (goal["name"], 100.0 * goal["loss_ratio"], goal["lower_bound"] / divisor, unit)
+        if goal["repeats"] > 1:
+            label += ", the median of %d repeats (shaded: their lower to upper bounds)" % goal["repeats"]
+        if goal["generator_limited"]:
+            label += ", generator-limited"
+        axes.axvline(goal["lower_bound"], linestyle=GOAL_STYLES[index % len(GOAL_STYLES)], linewidth=1.4, color=colour, label=label)
+        axes.axvspan(goal["low"], goal["high"], color=colour, alpha=0.08, linewidth=0)
+        if goal["loss_ratio"] > 0:
+            axes.axhline(100.0 * goal["loss_ratio"], linestyle=(0, (1, 3)), linewidth=0.8, color=colour)
+
+
+def _trial_artists(axes, searches, window):
     several = len(searches) > 1
     for index, search in enumerate(searches):
-        trials = search["trials"]
-        final = max(trial["duration"] for trial in trials)
-        colour = {"color": "C%d" % (index % 10)} if several else {}
-        size = {"s": 16} if several else {}
-        for kind, marker, selected in (("short trials", "o", [t for t in trials if t["duration"] < final]),
-                                       ("final trials", "s", [t for t in trials if t["duration"] >= final])):
+        trials = [trial for trial in search["trials"] if window[0] <= trial["load"] <= window[1]]
+        final = max(trial["duration"] for trial in search["trials"])
+        colour = REPEAT_COLOURS[index % len(REPEAT_COLOURS)]
+        for kind, marker, filled in (("short trials", "o", False), ("final trials", "s", True)):
+            chosen = [trial for trial in trials if (trial["duration"] >= final) == filled]
+            if not chosen:
+                continue
             label = "repeat %d, %s" % (search.get("repeat", 0), kind) if several else kind
-            axes.scatter([t["load"] for t in selected], [100.0 * t["loss_ratio"] for t in selected], marker=marker, label=label, **dict(colour, **size))
-        for name, goal in (search.get("result") or {}).get("goals", {}).items():
-            axes.axvline(goal["lower_bound"], linestyle=":", linewidth=1, **colour)
-            if index == 0:
-                axes.annotate(name, (goal["lower_bound"], 0), rotation=90, fontsize=7)
-    axes.set_xlabel("offered load, frames/s")
-    axes.set_ylabel("loss, %")
-    axes.set_title("%s: %s %s %d B (%s%s)" % (document["datapath"], profile["scenario"], profile["protocol"], profile["frame_size"], document["run_id"],
-                                              ", %d repeats" % len(searches) if several else ""), fontsize=9)
-    axes.legend(fontsize=6 if several else 7)
+            axes.scatter([trial["load"] for trial in chosen], [100.0 * trial["loss_ratio"] for trial in chosen], marker=marker, s=22,
+                         facecolors=colour if filled else "none", edgecolors=colour, linewidths=1, label=label, zorder=3)
+    limited = [trial for search in searches for trial in search["trials"] if trial.get("generator_limited") and window[0] <= trial["load"] <= window[1]]
+    if limited:
+        axes.scatter([trial["load"] for trial in limited], [100.0 * trial["loss_ratio"] for trial in limited], marker="x", s=30, color="black",
+                     linewidths=0.8, label="generator-limited trial", zorder=4)
+
+
+def loss_plot(document, searches):
+    """Loss against offered load of one profile's searches (its repeats, one colour each), around the goals' bounds."""
+    profile = searches[0]["profile"]
+    window = plotdata.loss_window(searches)
+    divisor, unit = plotdata.rate_scale(window[1])
+    figure, axes = plt.subplots(figsize=(10, 5.2))
+    _trial_artists(axes, searches, window)
+    handles = len(axes.get_legend_handles_labels()[0])
+    trials_legend = axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, title="trials",
+                                title_fontsize=7) if handles else None
+    _goal_artists(axes, searches, divisor, unit)
+    hidden = plotdata.hidden_trials(searches, window)
+    if hidden:
+        where = units.pps_text(hidden[1]) if hidden[1] == hidden[2] else units.pps_range_text(hidden[1], hidden[2])
+        axes.plot([], [], " ", label="not shown: %d trial%s at %s" % (hidden[0], "s" if hidden[0] > 1 else "", where))
+    threshold = plotdata.linear_threshold(searches, window)
+    axes.set_yscale("symlog", linthresh=threshold)
+    axes.set_ylim(-threshold * 0.3, 100.0)
+    axes.set_xlim(*window)
+    axes.grid(True, which="major", linewidth=0.4, alpha=0.5)
+    _rate_axis(axes, divisor, profile["frame_size"])
+    axes.set_xlabel("offered load, %s" % unit)
+    axes.set_ylabel("loss, %% (symlog: linear below %g %%)" % threshold)
+    axes.set_title("%s: %s %s %d B, %s%s" % (document["datapath"], profile["scenario"], profile["protocol"], profile["frame_size"], document["run_id"],
+                                             ", %d repeats" % len(searches) if len(searches) > 1 else ""), fontsize=9, loc="left")
+    goal_handles, goal_labels = [part[handles:] for part in axes.get_legend_handles_labels()]
+    axes.legend(goal_handles, goal_labels, fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.2), borderaxespad=0, title="goals", title_fontsize=7)
+    if trials_legend:
+        axes.add_artist(trials_legend)
+    figure.subplots_adjust(left=0.08, right=0.78, top=0.86, bottom=0.4)
     return png(figure)
+
+
+def _bars(axes, positions, found, width, colour, label):
+    """One datapath x goal: a bar to the lower bound, a lighter one on to the upper bound, min to max as error bars, hatched when generator-limited."""
+    values = [plotdata.bar_values(row) for row in found]
+    hatches = ["//" if value[4] else None for value in values]
+    lower = [value[0] for value in values]
+    bars = axes.bar(positions, lower, width, color=colour, label=label, edgecolor="black", linewidth=0.4)
+    axes.bar(positions, [max(0.0, value[1] - value[0]) for value in values], width, bottom=lower, color=colour, alpha=0.35, linewidth=0)
+    for patch, hatch in zip(bars, hatches):
+        patch.set_hatch(hatch)
+    if any(row and row["repeats"] > 1 for row in found):
+        axes.errorbar(positions, lower, yerr=[[value[0] - value[2] for value in values], [value[3] - value[0] for value in values]],
+                      fmt="none", ecolor="black", elinewidth=0.8, capsize=2)
 
 
 def bars_plot(rows):
@@ -198,30 +289,34 @@ def bars_plot(rows):
     groups = sorted({(key[1], key[2], key[3]) for key in table})
     datapaths = sorted({key[0] for key in table})
     goals = [goal for goal in ("ndr", "pdr") if any(key[4] == goal for key in table)] or sorted({key[4] for key in table})[:2]
-    figure, axes = plt.subplots(figsize=(max(6, 1.2 * len(groups) * max(1, len(datapaths))), 4))
+    figure, axes = plt.subplots(figsize=(max(8, 1.0 * len(groups) * max(1, len(datapaths)) + 2.5), 3.8))
     width = 0.8 / max(1, len(datapaths) * len(goals))
+    divisor, unit = plotdata.rate_scale(max(row["upper_bound"] for row in table.values()))
     for d_index, datapath in enumerate(datapaths):
         for g_index, goal in enumerate(goals):
             offset = (d_index * len(goals) + g_index) * width
-            found = [table.get((datapath,) + group + (goal,)) for group in groups]
-            values = [row["lower_bound"] if row else 0.0 for row in found]
-            # the repeats' min to max around the median (none with one repeat)
-            errors = [[row["lower_bound"] - row["summary"]["min"] if row else 0.0 for row in found],
-                      [row["summary"]["max"] - row["lower_bound"] if row else 0.0 for row in found]]
-            axes.bar([index + offset for index in range(len(groups))], values, width, label="%s %s" % (datapath, goal),
-                     yerr=errors if any(row and row["repeats"] > 1 for row in found) else None, capsize=2)
+            _bars(axes, [index + offset for index in range(len(groups))], [table.get((datapath,) + group + (goal,)) for group in groups], width,
+                  "C%d" % (d_index * len(goals) + g_index), "%s %s: lower bound" % (datapath, goal))
+    axes.bar([0], [0], 0, color="grey", alpha=0.35, label="lighter: up to the upper bound")
+    if any(row["generator_limited"] for row in table.values()):
+        axes.bar([0], [0], 0, color="white", edgecolor="black", hatch="//", label="hatched: generator-limited")
     axes.set_xticks([index + 0.4 - width / 2 for index in range(len(groups))])
-    axes.set_xticklabels(["%s %s %d B" % group for group in groups], fontsize=7, rotation=20)
-    axes.set_ylabel("frames/s")
-    axes.legend(fontsize=7)
-    figure.tight_layout()
+    axes.set_xticklabels(["%s\n%s %d B" % group for group in groups], fontsize=8)
+    axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _position: "%g" % (value / divisor)))
+    axes.set_ylabel("frames/s, %s" % unit)
+    axes.grid(True, axis="y", linewidth=0.4, alpha=0.5)
+    axes.set_title("Lower bounds per scenario x protocol x frame size%s" % (" (error bars: the repeats' min to max)" if report.repeated(rows) else ""),
+                   fontsize=9, loc="left")
+    axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    figure.subplots_adjust(left=0.08, right=0.72, top=0.9, bottom=0.16)
     return png(figure)
 
 
 def plots(documents, rows):
     """``{file name: (caption, PNG bytes)}``: the bars, and the loss plot of every run x frame size with trials."""
     images = {"bars.png": ("NDR and PDR per scenario x protocol x frame size", bars_plot(rows))}
-    for document in documents:
+    # the runs with the most repeats first, then by run id
+    for document in sorted(documents, key=lambda document: (-report.planned_repeats(document), document["run_id"])):
         for group in report.searches_by_profile(document, complete=False):
             searches = [search for search in group if search.get("trials")]
             if searches:
@@ -262,26 +357,14 @@ def main():
         module.fail_json(msg="results_dir: %s is not a directory" % params["results_dir"])
     if params["plots"] and not HAS_MATPLOTLIB:
         module.fail_json(msg=missing_required_lib("matplotlib") + " (or set plots: false)", exception=MATPLOTLIB_ERROR)
-    output_dir = params["output_dir"] or os.path.join(params["results_dir"], "report")
+    output_dir = params["output_dir"] or report_dir(params["results_dir"])
     documents, skipped = read_documents(params["results_dir"])
     rows = report.rows_of(documents)
-    tables = [("Bounds per datapath, scenario, protocol and frame size",) + report.results_table(rows) + (report.results_notes(rows),)]
-    latency_rows = report.latency_rows_of(documents)
-    if latency_rows:
-        notes = ["With repeats: the latency trials of the first repeat that measured them (repeat 0 unless it skipped latency)."] \
-            if report.repeated(rows) else []
-        tables.append(("Latency below the PDR",) + report.latency_table(latency_rows) + (notes,))
-    entries = []
-    if params["compare"]:
-        name_a, name_b = params["compare"]
-        entries = report.speedups(rows, name_a, name_b, params["compare_goal"])
-        tables.insert(0, ("Speedup of %s over %s (%s)" % (name_a, name_b, params["compare_goal"]),)
-                      + report.speedup_table(entries, name_a, name_b) + (report.speedup_notes(entries, name_a, name_b),))
-    images = plots(documents, rows) if params["plots"] and rows else {}
-    captions = [(caption, name) for name, (caption, _data) in sorted(images.items())]
+    images = plots(report.shown_documents(documents, rows), rows) if params["plots"] and rows else {}
+    tables, entries = report.tables_of(documents, params["compare"], params["compare_goal"], [(caption, name) for name, (caption, _data) in images.items()])
     files = {
-        "report.md": report.markdown(params["title"], tables, captions).encode("utf-8"),
-        "report.html": report.to_html(params["title"], tables, captions).encode("utf-8"),
+        "report.md": markdown(params["title"], tables).encode("utf-8"),
+        "report.html": to_html(params["title"], tables).encode("utf-8"),
     }
     files.update({name: data for name, (_caption, data) in images.items()})
     changed = False

@@ -217,6 +217,12 @@ options:
       10 Gigabit Ethernet at 64-byte frames.
     type: float
     default: 14880952
+  line_rate_gbps:
+    description:
+      - Line rate of one DUT port, Gb/s (for example 25 for a ConnectX-6 Lx port). Recorded with the results (C(search.line_rate_gbps)),
+        not used by the search; the report and the C(set_stats) data give every bound as a share of it.
+      - Unset, the line rate is not known and no share is given.
+    type: float
   min_load:
     description: Lowest load to try, frames/s; default O(max_load) / 1000.
     type: float

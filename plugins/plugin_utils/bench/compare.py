@@ -45,13 +45,15 @@ def _config_value(value):
     return str(value)
 
 
-def plan(variants=None, datapaths=None, inventory_other_config=None, inventory_hw_offload=None):
+def plan(variants=None, datapaths=None, inventory_other_config=None, inventory_hw_offload=None, pair=None):
     """The two variants, what the ``ovs`` role gets for each, and how to restore the inventory's configuration.
 
     ``variants``: ``bench_compare_variants`` (None when unset); ``datapaths``:
     ``bench_compare_datapaths`` (None when unset); ``inventory_other_config``
     and ``inventory_hw_offload``: the DUT's ``ovs_other_config`` and
-    ``ovs_hw_offload`` (None when the inventory leaves it to the role's default).
+    ``ovs_hw_offload`` (None when the inventory leaves it to the role's default);
+    ``pair``: ``bench_compare_pair``, two datapaths for this run only (a job's
+    survey answer), which win over ``variants`` and ``datapaths`` (None when unset).
 
     Returns ``{"errors": [...], "variants": [...], "names": [A, B],
     "restore_other_config": {...}}``. Each variant is ``{"name", "datapath",
@@ -65,10 +67,14 @@ def plan(variants=None, datapaths=None, inventory_other_config=None, inventory_h
     inventory = inventory_other_config if isinstance(inventory_other_config, dict) else {}
     if inventory_other_config is not None and not isinstance(inventory_other_config, dict):
         errors.append("ovs_other_config: %r is not a mapping" % (inventory_other_config,))
-    raw, variant_errors = _given_variants(variants, datapaths)
+    if pair is not None:
+        raw, variant_errors = _given_datapaths(pair, "bench_compare_pair")
+        source = "bench_compare_pair"
+    else:
+        raw, variant_errors = _given_variants(variants, datapaths)
+        source = "bench_compare_variants" if variants is not None else "bench_compare_datapaths"
     errors += variant_errors
     if len(raw) == 2 and isinstance(raw[0].get("name"), str) and raw[0].get("name") == raw[1].get("name"):
-        source = "bench_compare_variants" if variants is not None else "bench_compare_datapaths"
         errors.append("%s: both variants are named %r; the results and the speedup table tell them apart by name" % (source, raw[0]["name"]))
     if errors:
         return {"errors": errors, "variants": [], "names": [], "restore_other_config": dict(inventory)}
@@ -100,14 +106,20 @@ def _given_variants(variants, datapaths):
                 errors += _variant_errors(where, variant)
                 raw.append(variant)
     else:
-        given = DEFAULT_DATAPATHS if datapaths is None else datapaths
-        if not isinstance(given, list) or len(given) != 2:
-            errors.append("bench_compare_datapaths: give a list of exactly two datapaths [A, B] (the report shows A / B), got %r" % (given,))
-        else:
-            for index, datapath in enumerate(given):
-                if datapath not in DATAPATHS:
-                    errors.append("bench_compare_datapaths[%d]: %r is not one of %s" % (index, datapath, ", ".join(DATAPATHS)))
-                raw.append({"name": datapath, "datapath": datapath})
+        return _given_datapaths(DEFAULT_DATAPATHS if datapaths is None else datapaths, "bench_compare_datapaths")
+    return raw, errors
+
+
+def _given_datapaths(given, name):
+    """Two datapaths ``given`` as variable ``name``, each a variant named after it, and the errors."""
+    errors, raw = [], []
+    if not isinstance(given, list) or len(given) != 2:
+        errors.append("%s: give a list of exactly two datapaths [A, B] (the report shows A / B), got %r" % (name, given))
+        return raw, errors
+    for index, datapath in enumerate(given):
+        if datapath not in DATAPATHS:
+            errors.append("%s[%d]: %r is not one of %s" % (name, index, datapath, ", ".join(DATAPATHS)))
+        raw.append({"name": datapath, "datapath": datapath})
     return raw, errors
 
 

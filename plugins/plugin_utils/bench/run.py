@@ -29,11 +29,15 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
 import socket
 import time
 
+from ansible_collections.offload.testbed.plugins.module_utils import bench_units as units
+
 from ansible_collections.offload.testbed.plugins.module_utils.bench_health import compare_health, cpu_use, health_summary
-from ansible_collections.offload.testbed.plugins.module_utils.bench_stats import summarize_bounds
+from ansible_collections.offload.testbed.plugins.module_utils.bench_schema import report_file
+from ansible_collections.offload.testbed.plugins.module_utils.bench_stats import median, summarize_bounds
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, GeneratorLost, LatencyUnsupported
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.latency import has_latency, latency_points, reference_load, summarize
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import build_latency_frame, profile, search_settings
@@ -46,19 +50,44 @@ def run_header(args, generator_info, dut_host, dut_system):
     return {
         "datapath": args["datapath"],
         "goals": args["goals"],
-        "search": dict(search_settings(args), repeat=args["repeat"]),
+        "search": dict(search_settings(args), repeat=args["repeat"], **_line_rate(args)),
         "metadata": dict(args["metadata"], dut_host=dut_host, controller=socket.gethostname(), dut_system=dut_system),
         "generator": generator_info,
     }
 
 
-def run_stats(args, summaries):
-    """The ``set_stats`` data of a run (AWX job artifacts): the median bound per goal and frame size."""
-    runs = []
+def _line_rate(args):
+    """``{"line_rate_gbps": ...}`` when the line rate is given, else nothing (results without it keep their form)."""
+    return {} if args.get("line_rate_gbps") is None else {"line_rate_gbps": args["line_rate_gbps"]}
+
+
+def _goal_stats(goal, frame_size, line_rate_gbps):
+    """One goal's bounds in frames/s and Gb/s on the wire, with its share of line rate when the line rate is known."""
+    stats = {"loss_ratio": goal["loss_ratio"], "generator_limited": bool(goal["generator_limited"])}
+    for name in ("lower_bound", "upper_bound"):
+        pps = goal.get(name)
+        stats.update({name + "_pps": pps, name + "_gbps": units.gbps_l1(pps, frame_size),
+                      name + "_line_share": units.line_share(pps, frame_size, line_rate_gbps)})
+    return stats
+
+
+def run_stats(args, summaries, results_file):
+    """The ``set_stats`` data of a run (AWX job artifacts), one entry per search (frame size).
+
+    Each entry names the search (scenario, protocol, frame size, datapath), the results file and the report
+    ``bench_report`` writes by default, and per goal the lower and upper bound (medians over the repeats) in
+    frames/s and in Gb/s on the wire (``bench_units.gbps_l1``), their share of ``line_rate_gbps`` (None when it
+    is not given) and whether the generator limited them.
+    """
+    searches = []
     for item in summaries:
-        runs.append({"frame_size": item["profile"]["frame_size"], "scenario": args["scenario"], "protocol": args["protocol"], "repeats": item["repeats"],
-                     "goals": {name: goal["lower_bound"] for name, goal in item["goals"].items()}})
-    return {"trex_bench": {args["run_id"]: runs}}
+        size = item["profile"]["frame_size"]
+        goals = {name: _goal_stats(goal, size, args.get("line_rate_gbps")) for name, goal in item["goals"].items()}
+        searches.append({"scenario": args["scenario"], "protocol": args["protocol"], "frame_size": size, "datapath": args["datapath"],
+                         "repeats": item["repeats"], "line_rate_gbps": args.get("line_rate_gbps"), "goals": goals,
+                         "generator_limited": any(goal["generator_limited"] for goal in goals.values()),
+                         "results_file": results_file, "report": report_file(os.path.dirname(results_file))})
+    return {"trex_bench": {args["run_id"]: searches}}
 
 
 def returned_goals(entries, summary):
@@ -69,7 +98,8 @@ def returned_goals(entries, summary):
         if len(entries) == 1:
             goal = dict(entries[0]["result"]["goals"][name])
         else:
-            goal = {"loss_ratio": stats["loss_ratio"], "generator_limited": stats["generator_limited"]}
+            goal = {"loss_ratio": stats["loss_ratio"], "generator_limited": stats["generator_limited"],
+                    "upper_bound": median([entry["result"]["goals"][name]["upper_bound"] for entry in entries])}
         goal.update(stats)
         goal["lower_bound"] = stats["median"]
         goals[name] = goal

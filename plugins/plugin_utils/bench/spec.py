@@ -92,6 +92,7 @@ def argument_spec():
         initial_duration=dict(type="float", default=1.0),
         upper_bound_duration=dict(type="float"),
         max_load=dict(type="float", default=LINE_RATE_10G_64B),
+        line_rate_gbps=dict(type="float"),
         min_load=dict(type="float"),
         warmup_duration=dict(type="float", default=2.0),
         warmup_load=dict(type="float"),
@@ -306,6 +307,9 @@ def _check_loads(args, errors):
         if value is not None and not (_positive(value) and (not _positive(max_load) or value <= max_load)):
             errors.append("%s: %s must be a load in frames/s in (0, max_load], max_load being %s; leave it unset for max_load / %d"
                           % (name, _show(value), _show(max_load), 1000 if name == "min_load" else 10))
+    if args["line_rate_gbps"] is not None and not _positive(args["line_rate_gbps"]):
+        errors.append("line_rate_gbps: %s must be the line rate of one DUT port in Gb/s (> 0), e.g. 25 for a ConnectX-6 Lx port; "
+                      "leave it unset when it is not known (the report then shows no share of line rate)" % _show(args["line_rate_gbps"]))
     if not _int_in(args["max_trials"], 1):
         errors.append("max_trials: %s must be a positive integer" % _show(args["max_trials"]))
     if not _int_in(args["retries"], 0):

@@ -120,9 +120,12 @@ def test_speedup_table_in_the_seeds_form(tmp_path):
     expected = fast["goals"]["pdr"]["lower_bound"] / slow["goals"]["pdr"]["lower_bound"]
     assert entries[0]["speedup"] == pytest.approx(expected) and 15.5 < entries[0]["speedup"] < 16.5
     header, lines = report.speedup_table(entries, "doca", "system")
-    assert header[5] == "doca / system" and lines[0][5] == "%.1fx" % expected
+    assert header[7] == "doca / system" and lines[0][7] == "%.1fx" % expected
+    # the rates with their Gbps on the wire: 64 B frames take 84 B of the wire, 672 bits
+    assert header[3:7] == ["doca", "doca Gbps (L1)", "system", "system Gbps (L1)"]
+    assert lines[0][4] == "%.2f Gbps" % (fast["goals"]["pdr"]["lower_bound"] * 672 / 1e9)
     # one search per side: today's ratio, and the note says that no spread was measured
-    assert lines[0][6] == entries[0]["verdict"] == "one repeat each: no spread measured; run with bench_repeat >= 3 to know"
+    assert lines[0][8] == entries[0]["verdict"] == "one repeat each: no spread measured; run with bench_repeat >= 3 to know"
     assert (entries[0]["low"], entries[0]["high"], entries[0]["repeats_a"], entries[0]["repeats_b"]) == (None, None, 1, 1)
     missing = report.speedups(report.rows_of(documents), "doca", "netdev", "pdr")
     assert missing[0]["speedup"] is None and missing[0]["note"] == "not measured on netdev"
@@ -137,8 +140,8 @@ def test_speedup_table_of_two_compare_variants(tmp_path):
     entries = report.speedups(report.rows_of(documents), "netdev-emc", "netdev-noemc", "pdr")
     assert [(entry["a"], entry["b"]) for entry in entries] == [(emc["goals"]["pdr"]["lower_bound"], noemc["goals"]["pdr"]["lower_bound"])]
     header, lines = report.speedup_table(entries, "netdev-emc", "netdev-noemc")
-    assert header[3:6] == ["netdev-emc", "netdev-noemc", "netdev-emc / netdev-noemc"]
-    assert lines[0][5] == "%.1fx" % (emc["goals"]["pdr"]["lower_bound"] / noemc["goals"]["pdr"]["lower_bound"])
+    assert header[3:8] == ["netdev-emc", "netdev-emc Gbps (L1)", "netdev-noemc", "netdev-noemc Gbps (L1)", "netdev-emc / netdev-noemc"]
+    assert lines[0][7] == "%.1fx" % (emc["goals"]["pdr"]["lower_bound"] / noemc["goals"]["pdr"]["lower_bound"])
 
 
 def test_bench_report_writes_markdown_html_and_plots_once(tmp_path, monkeypatch):
@@ -238,7 +241,9 @@ def test_bench_report_shows_the_latency_trials(tmp_path, monkeypatch):
     assert not failed, result.get("msg")
     markdown = (results / "report" / "report.md").read_text()
     assert "## Latency below the PDR" in markdown
-    assert "| netdev | routing | udp | 64 B | 500.0 kpps (50% of pdr) | 10 | 14 | 150 | 200 | 10000 / 10000 |" in markdown
+    # 9800 frames in 10-19 us, 200 in 100-199 us: the 9900th is in the range 100 to 200, reported as 200
+    assert "| netdev | routing | udp | 64 B | 500.0 kpps (50% of pdr) | 10 | 14 | 150 | 200 | 100 to 200 | 10000 / 10000 |" in markdown
+    assert "| min us | avg us | max us | p99 us (histogram) | p99 range us |" in markdown and "read from TRex's latency histogram" in markdown
 
 
 def test_dut_health_without_proc_or_pmd_threads_reads_empty_cpu_values(monkeypatch, tmp_path):
@@ -353,7 +358,7 @@ def test_report_reads_schema_version_1_as_one_repeat_and_skips_unknown_versions(
     assert not failed, result.get("msg")
     assert result["runs"] == 1 and result["warnings"] == ["skipped unreadable result file future.json: schema_version 3, this collection reads 1, 2"]
     markdown = (results / "report" / "report.md").read_text()
-    assert "| datapath | scenario | protocol | frame | goal | loss ratio | lower bound | upper bound | note |" in markdown
+    assert "| datapath | scenario | protocol | frame | goal | loss ratio | lower bound | Gbps (L1) | line share | upper bound | note |" in markdown
     assert "| netdev | routing | udp | 64 B | pdr | 0.005 | %s |" % report._pps(found["goals"]["pdr"]["lower_bound"]) in markdown
     assert "Every bound rests on one search (one repeat): no spread was measured" in markdown
 
@@ -393,16 +398,21 @@ def test_report_of_repeats_gives_the_interval_and_the_verdict(tmp_path, monkeypa
     assert tcp["note"] == ("netdev-emc is 1.00x netdev-noemc (0.73x to 1.33x over 3 repeats each): within the spread of the repeats: "
                            "no difference shown; generator-limited on netdev-emc: the speedup is at least this")
     markdown = (results / "report" / "report.md").read_text()
-    assert "| scenario | protocol | frame | netdev-emc | netdev-noemc | netdev-emc / netdev-noemc | note |" in markdown
-    assert "| routing | udp | 64 B | 1.00 Mpps | 550.0 kpps | 1.82x (1.33x to 2.40x) | netdev-emc is 1.82x netdev-noemc" in markdown
-    assert "| routing | tcp | 64 B | 1.00 Mpps | 1.00 Mpps | 1.00x (0.73x to 1.33x) | netdev-emc is 1.00x" in markdown
+    assert ("| scenario | protocol | frame | netdev-emc | netdev-emc Gbps (L1) | netdev-noemc | netdev-noemc Gbps (L1) | netdev-emc / netdev-noemc "
+            "| note |") in markdown
+    # 1 Mpps of 64 B frames: 1e6 x 84 B x 8 = 0.672 Gbps on the wire; 550 kpps: 0.3696
+    assert "| routing | udp | 64 B | 1.00 Mpps | 0.672 Gbps | 550.0 kpps | 0.370 Gbps | 1.82x (1.33x to 2.40x) | netdev-emc is 1.82x netdev-noemc" in markdown
+    assert "| routing | tcp | 64 B | 1.00 Mpps | 0.672 Gbps | 1.00 Mpps | 0.672 Gbps | 1.00x (0.73x to 1.33x) | netdev-emc is 1.00x" in markdown
+    # the reference bench's form: a line per scenario, a column per protocol
+    assert "| scenario | tcp | udp |\n|---|---:|---:|\n| routing | 1.00x (0.73x to 1.33x) | 1.82x (1.33x to 2.40x) |" in markdown
     assert "In brackets, the interval from the repeats: the lowest and the highest ratio any two repeats give" in markdown
-    assert ("| datapath | scenario | protocol | frame | goal | loss ratio | lower bound (median) | min to max | spread | riqr | repeats "
-            "| upper bound (median) | note |") in markdown
-    assert "| netdev-emc | routing | udp | 64 B | pdr | 0.005 | 1.00 Mpps | 800.0 kpps to 1.20 Mpps | 40.0% | 20.0% | 5 | 1.00 Mpps |  |" in markdown
-    assert "| netdev-emc | routing | tcp | 64 B | pdr | 0.005 | 1.00 Mpps | 800.0 kpps to 1.20 Mpps | 40.0% | - | 3 | 1.00 Mpps " \
+    assert ("| datapath | scenario | protocol | frame | goal | loss ratio | lower bound (median) | Gbps (L1) | line share | min to max | spread "
+            "| riqr | repeats | upper bound (median) | note |") in markdown
+    assert ("| netdev-emc | routing | udp | 64 B | pdr | 0.005 | 1.00 Mpps | 0.672 Gbps | - | 800.0 kpps to 1.20 Mpps | 40.0% | 20.0% | 5 "
+            "| 1.00 Mpps |  |") in markdown
+    assert "| netdev-emc | routing | tcp | 64 B | pdr | 0.005 | 1.00 Mpps | 0.672 Gbps | - | 800.0 kpps to 1.20 Mpps | 40.0% | - | 3 | 1.00 Mpps " \
            "| generator-limited in 1 of 3 repeats |" in markdown
-    assert "Hyndman and Fan's type 7" in markdown and "<p>In brackets, the interval" in (results / "report" / "report.html").read_text()
+    assert "Hyndman and Fan's type 7" in markdown and "<p class=\"note\">In brackets, the interval" in (results / "report" / "report.html").read_text()
     # one loss plot per run and frame size, all repeats in it
     names = sorted(os.path.basename(path) for path in result["files"] if path.endswith(".png"))
     assert names == ["bars.png", "loss-netdev-emc-routing-tcp-64.png", "loss-netdev-emc-routing-udp-64.png",
@@ -416,7 +426,7 @@ def test_report_of_an_unfinished_run_counts_the_repeats_done(tmp_path):
     assert [document["status"] for document in documents] == ["complete", "running"]
     rows = report.rows_of(documents)
     header, lines = report.results_table(rows)
-    assert header[10] == "repeats" and [line[10] for line in lines if line[4] == "pdr"] == ["3", "2 of 3"]
+    assert header[12] == "repeats" and [line[12] for line in lines if line[4] == "pdr"] == ["3", "2 of 3"]
     entry = report.speedups(rows, "netdev-emc", "netdev-noemc")[0]
     assert (entry["repeats_a"], entry["repeats_b"]) == (3, 2)
     # the same bounds in every repeat (a clean cliff), but 3 and 2 repeats separate by chance 2 / C(5, 3) of the time

@@ -336,7 +336,11 @@ def test_a_run_finds_the_capacity_writes_every_trial_and_sets_stats(tmp_path, mo
     trial_lines = [line for line in lines if "pps x" in line and "trial" in line]
     assert len(trial_lines) == len(search["trials"]) and "left ~" in trial_lines[0]
     stats = result["ansible_stats"]
-    assert stats["aggregate"] is True and stats["data"]["trex_bench"]["unit"][0]["goals"]["ndr"] == ndr["lower_bound"]
+    entry = stats["data"]["trex_bench"]["unit"][0]
+    assert stats["aggregate"] is True and entry["goals"]["ndr"]["lower_bound_pps"] == ndr["lower_bound"]
+    assert entry["goals"]["ndr"]["upper_bound_pps"] == ndr["upper_bound"] and entry["goals"]["ndr"]["lower_bound_line_share"] is None
+    assert entry["results_file"] == result["results_file"] and entry["report"] == str(tmp_path / "results" / "report" / "report.html")
+    assert (entry["scenario"], entry["protocol"], entry["frame_size"], entry["datapath"]) == ("routing", "udp", 64, "netdev")
 
 
 def test_upper_bounds_by_mlrsearch_rule_when_asked(tmp_path, monkeypatch, listener):
@@ -581,6 +585,14 @@ def test_latency_arguments_are_checked():
     assert any(error.startswith("latency_pps: -1 must be a rate in frames/s above 0") for error in errors)
     assert any(error.startswith("latency_duration: 0 must be a positive number of seconds") for error in errors)
     assert any(error.startswith("latency_pg_id: 70000 must be an integer in 0..60000") for error in errors)
+
+
+def test_a_line_rate_is_a_positive_number_of_gigabits():
+    errors = check_args({"max_load": 1000, "results_dir": "r", "line_rate_gbps": 0})
+    assert [error for error in errors if error.startswith("line_rate_gbps:")] == [
+        "line_rate_gbps: 0 must be the line rate of one DUT port in Gb/s (> 0), e.g. 25 for a ConnectX-6 Lx port; "
+        "leave it unset when it is not known (the report then shows no share of line rate)"]
+    assert not check_args({"max_load": 1000, "results_dir": "r", "line_rate_gbps": 25})
 
 
 def test_a_generator_that_ignores_the_latency_stream_is_not_reported_as_latency(tmp_path, monkeypatch, listener):

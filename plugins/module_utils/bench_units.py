@@ -1,0 +1,84 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Rates of the bench in the units a lab engineer reads: frames/s, Gbps at a frame size, share of line rate.
+
+A frame size is the Ethernet frame with its FCS (64 B is the smallest), as in
+RFC 2544 and ``trex_bench``'s ``frame_sizes``. On the wire every frame also
+takes a preamble with its start delimiter (8 B) and the inter-frame gap
+(12 B): the line rate of a 10 Gb/s port at 64 B is 10e9 / ((64 + 20) * 8) =
+14,880,952 frames/s.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+# Preamble and start frame delimiter (8 B) and the minimum inter-frame gap (12 B).
+WIRE_OVERHEAD = 20
+
+
+def gbps_l1(pps, frame_size):
+    """Gb/s on the wire (layer 1: frame, preamble and inter-frame gap) of ``pps`` frames/s of ``frame_size`` bytes."""
+    if pps is None:
+        return None
+    return pps * (frame_size + WIRE_OVERHEAD) * 8 / 1e9
+
+
+def gbps_l2(pps, frame_size):
+    """Gb/s of the frames alone (layer 2, FCS included)."""
+    if pps is None:
+        return None
+    return pps * frame_size * 8 / 1e9
+
+
+def line_rate_pps(line_rate_gbps, frame_size):
+    """Frames/s of a port of ``line_rate_gbps`` at ``frame_size`` (None when the line rate is not known)."""
+    if not line_rate_gbps:
+        return None
+    return line_rate_gbps * 1e9 / ((frame_size + WIRE_OVERHEAD) * 8)
+
+
+def line_share(pps, frame_size, line_rate_gbps):
+    """``pps`` as a fraction of the line rate at ``frame_size``; None when either is not known."""
+    line = line_rate_pps(line_rate_gbps, frame_size)
+    if pps is None or not line:
+        return None
+    return pps / line
+
+
+def pps_text(value):
+    """``14.88 Mpps``, ``46.6 kpps``, ``300 pps``; ``-`` for None."""
+    if value is None:
+        return "-"
+    if value >= 1e6:
+        return "%.2f Mpps" % (value / 1e6)
+    if value >= 1e3:
+        return "%.1f kpps" % (value / 1e3)
+    return "%.0f pps" % value
+
+
+def gbps_text(value):
+    """``9.52 Gbps``, ``0.031 Gbps``; ``-`` for None."""
+    if value is None:
+        return "-"
+    if value >= 1.0:
+        return "%.2f Gbps" % value
+    if value >= 0.001:
+        return "%.3f Gbps" % value
+    return "%.2g Gbps" % value
+
+
+def share_text(value):
+    """``42.0 %`` of line rate; ``-`` for None."""
+    return "-" if value is None else "%.1f %%" % (100.0 * value)
+
+
+def pps_range_text(low, high):
+    """``20.2 to 45.1 kpps`` when both ends read in one unit, else ``800.0 kpps to 1.20 Mpps``; ``-`` for None."""
+    if low is None or high is None:
+        return "-"
+    low_text, high_text = pps_text(low), pps_text(high)
+    unit = low_text.rsplit(" ", 1)[-1]
+    if high_text.rsplit(" ", 1)[-1] == unit:
+        return "%s to %s" % (low_text.rsplit(" ", 1)[0], high_text)
+    return "%s to %s" % (low_text, high_text)
