@@ -183,10 +183,24 @@ def _joined(values):
     return Code(text) if distinct and all(isinstance(value, Code) for value in distinct) else text
 
 
+def measured(document):
+    """``(first, last)``: when the run's first and last trial (latency trials included) ended, or ``(None, None)``.
+
+    The trials' own times, not the document's ``created`` and ``updated``: a run resumed with nothing left to
+    measure rewrites ``updated``, and the report of the same measurements must stay the same.
+    """
+    times = sorted(trial["time"] for search in document.get("searches", []) for trial in search.get("trials") or [] if trial.get("time"))
+    times += [point["time"] for search in document.get("searches", []) for point in (search.get("latency") or {}).get("points") or []
+              if point.get("time")]
+    times.sort()
+    return (times[0], times[-1]) if times else (None, None)
+
+
 def _times(documents):
-    created = sorted(document["created"] for document in documents if document.get("created"))
-    updated = sorted(document["updated"] for document in documents if document.get("updated"))
-    return "%s to %s" % (created[0] if created else NOT_RECORDED, updated[-1] if updated else NOT_RECORDED)
+    spans = [measured(document) for document in documents]
+    first = sorted(span[0] for span in spans if span[0])
+    last = sorted(span[1] for span in spans if span[1])
+    return "%s to %s" % (first[0] if first else NOT_RECORDED, last[-1] if last else NOT_RECORDED)
 
 
 def by_label(documents):
@@ -202,7 +216,7 @@ def conditions_table(documents):
     groups = by_label(documents)
     header = ["condition"] + [label for label, _documents in groups]
     lines = [[name] + [_joined([function(document) for document in group]) for _label, group in groups] for name, function in CONDITIONS]
-    lines.append(["first created to last updated"] + [_times(group) for _label, group in groups])
+    lines.append(["measured (first to last trial)"] + [_times(group) for _label, group in groups])
     return header, lines
 
 
@@ -222,12 +236,12 @@ def conditions_notes(documents):
 
 
 def runs_table(documents):
-    """Header and lines: one line per run (run id, label, scenario, protocol, frame sizes, repeats, status, created, updated)."""
-    header = ["run id", "datapath", "scenario", "protocol", "frame sizes", "repeats", "status", "created", "updated"]
+    """Header and lines: one line per run (run id, label, scenario, protocol, frame sizes, repeats, status, first and last trial)."""
+    header = ["run id", "datapath", "scenario", "protocol", "frame sizes", "repeats", "status", "first trial", "last trial"]
     lines = []
     for label, group in by_label(documents):
         for document in group:
             lines.append([document.get("run_id") or NOT_RECORDED, label, profile_values(document, "scenario"), profile_values(document, "protocol"),
                           profile_values(document, "frame_size", lambda size: "%d B" % size), str((document.get("search") or {}).get("repeat") or 1),
-                          document.get("status") or NOT_RECORDED, document.get("created") or NOT_RECORDED, document.get("updated") or NOT_RECORDED])
+                          document.get("status") or NOT_RECORDED] + [time or NOT_RECORDED for time in measured(document)])
     return header, lines

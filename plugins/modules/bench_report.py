@@ -22,7 +22,7 @@ description:
     C(Open_vSwitch) C(other_config), the NICs' driver, firmware and PSID (C(metadata.dut_system.nics); without them the cell says to set
     C(bench_dut_interfaces)), the generator (client, version, ports), the line rate (C(search.line_rate_gbps)), trial durations, width,
     max load, repeats, the profiles' scenarios, protocols, frame sizes, flows, direction and VLAN, the latency trials, the compare.yml
-    variant, the run ids and the first created to last updated times. A last table lists every run with its times.
+    variant, the run ids and when their first and last trial ended. A last table lists every run with those times.
   - Then, with O(compare), the speedup of one label against another in the form of the ConnectX-6 Lx reference bench's results (a line per
     scenario, a column per protocol), and the full speedup table (both sides in Mpps or kpps and in Gbps, the ratio with its interval and
     verdict).

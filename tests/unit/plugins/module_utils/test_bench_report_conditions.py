@@ -9,8 +9,9 @@ CMDLINE = "BOOT_IMAGE=(hd0,gpt2)/vmlinuz-5.14.0-611.47.1.sl9_7^2.x86_64 intel_io
 NIC = {"driver": "mlx5_core", "version": "24.10-1.1.4", "firmware_version": "26.47.1026", "psid": "LNV0000000033", "bus_info": "0000:32:00.0"}
 
 
-def trial(load, loss_ratio, duration):
-    return {"load": load, "loss_ratio": loss_ratio, "duration": duration, "offered": int(load * duration), "generator_limited": False}
+def trial(load, loss_ratio, duration, minute=0):
+    return {"load": load, "loss_ratio": loss_ratio, "duration": duration, "offered": int(load * duration), "generator_limited": False,
+            "time": "2026-12-01T10:%02d:00Z" % minute}
 
 
 def lab_document(datapath="doca", scenario="routing", protocol="udp", run_id=None, nics=True, line_rate=25):
@@ -22,7 +23,7 @@ def lab_document(datapath="doca", scenario="routing", protocol="udp", run_id=Non
         search["line_rate_gbps"] = line_rate
     goals = {"ndr": {"lower_bound": 10e6, "upper_bound": 10.05e6, "loss_ratio": 0.0, "generator_limited": False},
              "pdr": {"lower_bound": 12e6, "upper_bound": 12.06e6, "loss_ratio": 0.005, "generator_limited": False}}
-    trials = [trial(37.2e6, 0.6, 1), trial(10e6, 0.0, 10), trial(10.05e6, 1e-6, 10), trial(12e6, 0.004, 10), trial(12.06e6, 0.006, 10)]
+    trials = [trial(37.2e6, 0.6, 1, 1), trial(10e6, 0.0, 10, 2), trial(10.05e6, 1e-6, 10, 3), trial(12e6, 0.004, 10, 4), trial(12.06e6, 0.006, 10, 5)]
     return {
         "schema_version": 2, "run_id": run_id or "%s-%s-%s-20261201T100000" % (datapath, scenario, protocol), "datapath": datapath,
         "created": "2026-12-01T10:00:00Z", "updated": "2026-12-01T10:20:00Z", "status": "complete", "search": search,
@@ -78,7 +79,8 @@ def test_the_table_has_a_column_per_label_and_values_once():
     # the runs in run id order: doca-routing-tcp before doca-routing-udp
     assert table["protocols"] == ["tcp; udp", "udp"]
     assert table["runs"] == ["doca-routing-tcp-20261201T100000; doca-routing-udp-20261201T100000", "system-routing-udp-20261201T100000"]
-    assert table["first created to last updated"] == ["2026-12-01T10:00:00Z to 2026-12-01T10:20:00Z"] * 2
+    # when the trials ended, not when the file was created or last rewritten
+    assert table["measured (first to last trial)"] == ["2026-12-01T10:01:00Z to 2026-12-01T10:05:00Z"] * 2
     notes = conditions.conditions_notes(documents)
     assert any("bench_line_rate_gbps" in note for note in notes) and any("bench_dut_interfaces" in note for note in notes)
     assert len(conditions.conditions_notes(documents[1:])) == 1
@@ -86,9 +88,18 @@ def test_the_table_has_a_column_per_label_and_values_once():
 
 def test_the_runs_table_has_a_line_per_run():
     header, lines = conditions.runs_table([lab_document("doca")])
-    assert header == ["run id", "datapath", "scenario", "protocol", "frame sizes", "repeats", "status", "created", "updated"]
-    assert lines == [["doca-routing-udp-20261201T100000", "doca", "routing", "udp", "64 B", "1", "complete", "2026-12-01T10:00:00Z",
-                      "2026-12-01T10:20:00Z"]]
+    assert header == ["run id", "datapath", "scenario", "protocol", "frame sizes", "repeats", "status", "first trial", "last trial"]
+    assert lines == [["doca-routing-udp-20261201T100000", "doca", "routing", "udp", "64 B", "1", "complete", "2026-12-01T10:01:00Z",
+                      "2026-12-01T10:05:00Z"]]
+
+
+def test_a_resumed_run_that_measured_nothing_reports_the_same():
+    # a second converge resumes the finished run: the document's updated and resumed change, its trials do not
+    document = lab_document()
+    again = copy.deepcopy(document)
+    again.update(updated="2026-12-02T08:00:00Z", resumed=1)
+    assert conditions.conditions_table([again]) == conditions.conditions_table([document])
+    assert conditions.runs_table([again]) == conditions.runs_table([document])
 
 
 def test_the_compare_variant_is_shown_as_given():
