@@ -3,29 +3,18 @@
 """Where benchmark.yml and compare.yml put the results when bench_results_dir is not set
 (playbooks/vars/bench_results.yml): a data directory of the controller's user, not the checkout."""
 
-import json
 import os
-import subprocess
-import sys
 
 import pytest
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+from ansible_collections.offload.testbed.tests.unit.ansible_debug import ROOT, templated
+
 VARS = os.path.join(ROOT, "playbooks", "vars", "bench_results.yml")
-ANSIBLE = os.path.join(os.path.dirname(sys.executable), "ansible")
 
 
 def resolved(env, *extra):
     """``__bench_results_dir`` and ``__bench_results_host_dir`` as a play on the controller templates them."""
-    environment = {key: value for key, value in os.environ.items() if key != "XDG_DATA_HOME"}
-    environment.update(env, ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json", ANSIBLE_LOAD_CALLBACK_PLUGINS="1")
-    command = [ANSIBLE, "localhost", "-c", "local", "-i", "localhost,", "-e", "@" + VARS, "-e", "ansible_python_interpreter=" + sys.executable,
-               "-m", "ansible.builtin.debug", "-a", "msg={{ [__bench_results_dir, __bench_results_host_dir] }}"]
-    for item in extra:
-        command += ["-e", item]
-    done = subprocess.run(command, env=environment, capture_output=True, text=True, check=False, cwd=ROOT)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return json.loads(done.stdout)["plays"][0]["tasks"][0]["hosts"]["localhost"]["msg"]
+    return templated("{{ [__bench_results_dir, __bench_results_host_dir] }}", ["@" + VARS] + list(extra), env, drop=("XDG_DATA_HOME",))
 
 
 def test_unset_it_is_under_the_users_data_home(tmp_path):

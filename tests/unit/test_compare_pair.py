@@ -5,13 +5,11 @@
 
 import json
 import os
-import subprocess
-import sys
 
 import yaml
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-ANSIBLE = os.path.join(os.path.dirname(sys.executable), "ansible")
+from ansible_collections.offload.testbed.tests.unit.ansible_debug import ROOT, templated
+
 INVENTORY_VARIANTS = [{"name": "netdev-emc", "datapath": "netdev"},
                       {"name": "netdev-noemc", "datapath": "netdev", "other_config": {"emc-insert-inv-prob": "0"}}]
 
@@ -28,12 +26,7 @@ def names(tmp_path, **variables):
     variables["__plan"] = plan_expression()
     path = tmp_path / "vars.json"
     path.write_text(json.dumps(variables))
-    environment = dict(os.environ, ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json", ANSIBLE_LOAD_CALLBACK_PLUGINS="1")
-    done = subprocess.run([ANSIBLE, "localhost", "-c", "local", "-i", "localhost,", "-e", "@%s" % path, "-e", "ansible_python_interpreter=" + sys.executable,
-                           "-m", "ansible.builtin.debug", "-a", "msg={{ __plan.errors or __plan.names }}"],
-                          env=environment, capture_output=True, text=True, check=False, cwd=ROOT)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return json.loads(done.stdout)["plays"][0]["tasks"][0]["hosts"]["localhost"]["msg"]
+    return templated("{{ __plan.errors or __plan.names }}", ["@%s" % path])
 
 
 def test_the_inventorys_variants_without_a_pair(tmp_path):
