@@ -26,8 +26,8 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 help:
 	@echo "make lab       run playbooks/site.yml on the virtual lab: every stage, real traffic, the benchmark and its report"
-	@echo "               (OVN=source: on OVN built from source, role ovn_build)"
-	@echo "make lab-compare  after make lab: compare two netdev configurations (compare.yml), report in results/compare/report"
+	@echo "               (OVN=source: on OVN built from source, role ovn_build; DATAPATH=dpdk: the DUT on OVS-DPDK)"
+	@echo "make lab-compare  after make lab: compare OVS-DPDK with the userspace datapath (compare.yml), report in results/compare/report"
 	@echo "make test      ansible-lint, ansible-test sanity, unit, integration and molecule tests"
 	@echo "make teardown  remove the virtual lab"
 	@echo "make ee        the execution environment's build context (meta/execution-environment.yml) in .tmp/ee/context, checked"
@@ -79,19 +79,26 @@ ee: collection
 # vSwitch 3.3.8 (role ovn_build, from the release archives in ../shared/sources,
 # installed into .tmp/ovn-build; the first build takes about three minutes on
 # two cores); the default is the distribution's OVN.
+# DATAPATH=dpdk runs the DUT's Open vSwitch as OVS-DPDK (Debian's
+# openvswitch-switch-dpdk, hugepages reserved by the dpdk_host role, the lab's
+# veths as ports of type dpdk through DPDK's AF_PACKET driver, one PMD thread);
+# the default is the userspace datapath on ovs-vswitchd's own AF_PACKET sockets.
 OVN ?= distribution
 LAB_OVN_VARS := $(if $(filter source,$(OVN)),-e ovn_build_enabled=true,$(if $(filter distribution,$(OVN)),,$(error OVN=$(OVN): give OVN=source or leave OVN unset for the distribution's OVN)))
+DATAPATH ?= netdev
+LAB_DATAPATH_VARS := $(if $(filter netdev dpdk,$(DATAPATH)),-e lab_datapath=$(DATAPATH),$(error DATAPATH=$(DATAPATH): give DATAPATH=dpdk or leave DATAPATH unset for netdev))
 lab: deps
-	$(BIN)/ansible-playbook -i $(INVENTORY) playbooks/site.yml $(LAB_OVN_VARS) -e bench_results_dir=$(ROOT)/results -e bench_run_suffix=-$$(date -u +%Y%m%dT%H%M%S)
+	$(BIN)/ansible-playbook -i $(INVENTORY) playbooks/site.yml $(LAB_OVN_VARS) $(LAB_DATAPATH_VARS) -e bench_results_dir=$(ROOT)/results -e bench_run_suffix=-$$(date -u +%Y%m%dT%H%M%S)
 	@echo "make lab: the bench is built and checked with real TCP and UDP through Open vSwitch and OVN; benchmark matrix done."
 	@echo "make lab: results in $(ROOT)/results, the report in $(ROOT)/results/report (report.md, report.html)."
 
 # After `make lab`: playbooks/compare.yml on the lab's two variants
 # (bench_compare_variants in inventories/virtual/host_vars/lab-dut.yml: the
-# userspace datapath with and without its Exact Match Cache) over a reduced
-# matrix; results and the report with the speedup table in results/compare/.
+# two real datapaths of this machine, OVS-DPDK against the userspace datapath
+# on ovs-vswitchd's own AF_PACKET sockets) over a reduced matrix; results and
+# the report with the speedup table in results/compare/.
 COMPARE_RESULTS ?= $(ROOT)/results/compare
-COMPARE_MATRIX ?= {"bench_scenarios": ["routing"], "bench_protocols": ["udp", "tcp"], "bench_frame_sizes": [64]}
+COMPARE_MATRIX ?= {"bench_scenarios": ["routing", "nat", "lb"], "bench_protocols": ["udp", "tcp"], "bench_frame_sizes": [64]}
 lab-compare: deps
 	@if ! ip netns list | grep -q '^ltb-gen\b' || ! ovs-vsctl --timeout=5 br-exists underlay 2>/dev/null; then \
 	  echo "make lab-compare: the virtual lab is not there; build it with make lab first" >&2; exit 1; fi

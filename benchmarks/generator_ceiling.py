@@ -21,10 +21,20 @@ that same CPU, so the figure includes delivering the frames to the peer.
    frame copied into its socket buffer's head through a ``virtio_net_hdr``),
    ``ring-frags`` (the same ring, frames left as page fragments, which the veth
    must copy out into a new page per frame) and ``sendmmsg`` (no ring).
+3. testpmd (``--testpmd``, on when ``/usr/bin/dpdk-testpmd`` exists): the bench's
+   ``TestpmdGenerator`` (plugins/plugin_utils/bench/testpmd.py) on the same wire, same 64-byte
+   frames to ``DST_MAC``: ``dpdk-testpmd`` in ``sgb-a`` with txonly forwarding on the af_packet
+   PMD on ``sgb-a0`` (``qdisc_bypass=0``), both its lcores on the one CPU, one trial of
+   ``--seconds`` at 100 % of line rate (its tbf then passes everything); sent is the frames
+   that left ``sgb-a0`` over the trial's seconds, arrived ``sgb-b0``'s ``rx_packets``. It
+   needs hugepages: HUGEPAGES more 2 MB pages than the machine has (and as many fewer
+   afterwards), on a hugetlbfs mounted in a temporary directory for the run.
 
 Run as root: ``.venv/bin/python benchmarks/generator_ceiling.py``.
 """
 import argparse
+import contextlib
+import importlib.util
 import os
 import signal
 import socket
@@ -38,6 +48,10 @@ SOFTGEN_DIR = os.path.join(ROOT, "extensions")
 NS_A, NS_B = "sgb-a", "sgb-b"
 IF_A, IF_B = "sgb-a0", "sgb-b0"
 DST_MAC = "02:00:00:00:00:02"
+TESTPMD = "/usr/bin/dpdk-testpmd"
+NR_HUGEPAGES = "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"
+HUGEPAGES = 64
+LINE_RATE_64B = 14880952.0
 
 PLAIN_LOOP = r"""
 import socket, sys, time
@@ -169,6 +183,62 @@ def softgen_ceiling(cpu, seconds, tx_mode):  # pylint: disable=too-many-locals
     return tx, rx, last[0]["tx_pps"], final[0]["opackets"], final[1]["ipackets"]
 
 
+def _pages(count=None):
+    if count is not None:
+        with open(NR_HUGEPAGES, "w") as handle:
+            handle.write("%d\n" % count)
+    with open(NR_HUGEPAGES) as handle:
+        return int(handle.read())
+
+
+@contextlib.contextmanager
+def hugepages(pages):
+    """``pages`` more 2 MB hugepages on a hugetlbfs in a temporary directory; the same count fewer at the end."""
+    before = _pages()
+    got = _pages(before + pages) - before
+    mount = tempfile.mkdtemp(prefix="sgb-huge-")
+    try:
+        if got < pages:
+            raise RuntimeError("the kernel gave %d of %d hugepages" % (got, pages))
+        sh("mount", "-t", "hugetlbfs", "-o", "pagesize=2M", "nodev", mount)
+        try:
+            yield mount
+        finally:
+            sh("umount", mount, check=False)
+    finally:
+        os.rmdir(mount)
+        _pages(max(0, _pages() - pages))
+
+
+def testpmd_ceiling(cpu, seconds):
+    """One trial of the bench's TestpmdGenerator at 100 % of line rate: (pps sent, pps arrived, trial record)."""
+    link_spec = importlib.util.spec_from_file_location("collection_link", os.path.join(ROOT, "tools", "collection_link.py"))
+    link = importlib.util.module_from_spec(link_spec)
+    link_spec.loader.exec_module(link)
+    link.link_collection(ROOT)
+    # pylint: disable=import-outside-toplevel
+    from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+    from ansible_collections.offload.testbed.plugins.plugin_utils.bench import spec
+    from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import build_streams
+    from ansible_collections.offload.testbed.plugins.plugin_utils.bench.testpmd import TestpmdGenerator
+
+    with hugepages(HUGEPAGES) as mount:
+        options = {"binary": TESTPMD, "tx_namespace": NS_A, "tx_interface": IF_A, "rx_namespace": NS_B, "rx_interface": IF_B,
+                   "huge_dir": mount, "file_prefix": "sgb-%d" % os.getpid(), "lcores": "0@%d,1@%d" % (cpu, cpu), "peer_mac": DST_MAC}
+        raw = {"generator": "testpmd", "testpmd": options, "flows": 1, "frame_sizes": [64], "max_load": LINE_RATE_64B, "results_dir": "unused"}
+        args, errors = spec.check(ArgumentSpecValidator(spec.argument_spec()).validate(raw).validated_parameters)
+        if errors:
+            raise RuntimeError("; ".join(errors))
+        generator = TestpmdGenerator(args)
+        try:
+            generator.connect()
+            generator.load(build_streams(args, 64))
+            record = generator.trial(LINE_RATE_64B, seconds)
+        finally:
+            generator.stop()
+    return record["achieved_load"], record["received"] / record["sending_seconds"], record
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--seconds", type=float, default=3.0)
@@ -176,6 +246,8 @@ def main():
     parser.add_argument("--rps", action="store_true", help="steer the receiving veth's softirq to another CPU (RPS)")
     parser.add_argument("--tx-modes", default="ring,ring-frags,sendmmsg",
                         help="softgen transmit modes to measure, comma-separated; the first is judged against the goal")
+    parser.add_argument("--testpmd", action=argparse.BooleanOptionalAction, default=os.path.exists(TESTPMD),
+                        help="also measure dpdk-testpmd through the bench's TestpmdGenerator (default: when %s exists)" % TESTPMD)
     args = parser.parse_args()
     if os.geteuid() != 0:
         sys.exit("run as root (network namespaces)")
@@ -187,6 +259,7 @@ def main():
         plain_tx, plain_rx = plain_loop(args.cpu, args.seconds)
         for mode in modes:
             results[mode] = softgen_ceiling(args.cpu, args.seconds, mode)
+        testpmd = testpmd_ceiling(args.cpu, args.seconds) if args.testpmd else None
     finally:
         cleanup()
     print("path: veth pair between netns %s and %s (no OVS), 64-byte frames (60 + FCS), generator pinned to CPU %d, "
@@ -198,6 +271,13 @@ def main():
               "totals: opackets %d, peer ipackets %d); %.2fx the plain loop"
               % (mode, sg_tx, sg_rx, sg_reported, total_tx, total_rx, sg_tx / plain_tx if plain_tx else float("nan")))
     best = results[modes[0]][0]
+    if testpmd is not None:
+        tp_tx, tp_rx, record = testpmd
+        print("testpmd txonly (af_packet, tbf at 100%% of line rate): %9.0f pps sent, %9.0f pps arrived (testpmd TX-packets %d, "
+              "left %s %d, peer rx_packets %d in %.2f s); %.2fx the plain loop"
+              % (tp_tx, tp_rx, record["testpmd_tx_packets"], IF_A, record["offered"], record["received"], record["sending_seconds"],
+                 tp_tx / plain_tx if plain_tx else float("nan")))
+        print("ratio testpmd / softgen --tx-mode %s: %.2fx" % (modes[0], tp_tx / best if best else float("nan")))
     for mode in modes[1:]:
         print("ratio --tx-mode %s / --tx-mode %s: %.2fx" % (modes[0], mode, best / results[mode][0] if results[mode][0] else float("nan")))
     print("goal >= 500000 pps (--tx-mode %s)      : %s" % (modes[0], "met" if best >= 500000 else "NOT met"))

@@ -34,9 +34,24 @@ def build_parser():
     parser.add_argument("--priority", choices=("realtime", "normal"), default="realtime",
                         help="realtime (default): the RPC server and the publisher run SCHED_RR, above any ordinary load, so "
                              "that a busy machine cannot silence the heartbeat; the port workers stay at normal priority")
+    parser.add_argument("--cpus", type=parse_cpus, default=None,
+                        help="CPUs (a list such as 0 or 0,2-3) of the server and its port workers, as taskset would pin "
+                             "them: off the datapath's polling cores when generator and DUT share a machine")
     parser.add_argument("--log-file", default=None)
     parser.add_argument("--verbose", action="store_true")
     return parser
+
+
+def parse_cpus(text):
+    """``0,2-3`` -> {0, 2, 3}: the kernel's cpulist form."""
+    cpus = set()
+    try:
+        for part in text.split(","):
+            first, _sep, last = part.partition("-")
+            cpus.update(range(int(first), int(last or first) + 1))
+    except ValueError:
+        raise argparse.ArgumentTypeError("--cpus: %r is not a CPU list such as 0 or 0,2-3" % text) from None
+    return cpus
 
 
 # SCHED_RR priority of the server's threads: above every SCHED_OTHER task, low among real-time ones
@@ -66,6 +81,10 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     logging.basicConfig(filename=args.log_file, level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.cpus is not None:
+        # inherited by the port workers, which are started below
+        os.sched_setaffinity(0, args.cpus)
+        logging.getLogger("softgen").info("softgen CPUs: %s", ",".join(str(cpu) for cpu in sorted(args.cpus)))
     if args.priority == "realtime":
         logging.getLogger("softgen").info("softgen priority: %s", raise_priority(logging.getLogger("softgen")))
     server = SoftGenServer(args.ports, rpc_port=args.rpc_port, pub_port=args.pub_port, bind=args.bind, ring_cap=args.ring_cap,

@@ -3,7 +3,8 @@
 """Action ``offload.testbed.trex_bench``: wiring of the bench in ``plugins/plugin_utils/bench/`` (see docs/bench.md).
 
 The one argument spec (``bench/spec.py``) validates; a :class:`BenchRun` over a
-:class:`TRexGenerator` runs; ``dut_health`` on the task's host is the DUT's health.
+:class:`TRexGenerator` (or, with ``generator: testpmd``, a :class:`TestpmdGenerator`) runs;
+``dut_health`` on the task's host is the DUT's health.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -22,6 +23,7 @@ from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator im
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import build_streams, fingerprint
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.results import ResumeError, SchemaError, Store
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.run import BenchRun, run_header, run_stats
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.testpmd import TestpmdGenerator
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.trex import ClientOutput, TRexGenerator, first_line, load_client
 
 display = Display()
@@ -57,7 +59,10 @@ class ActionModule(ActionBase):
         generator = store = None
         try:
             output.start()
-            generator = TRexGenerator(load_client(args["client"], args["client_path"]), args)
+            if args["generator"] == "testpmd":
+                generator = TestpmdGenerator(args, log=display.vvv)
+            else:
+                generator = TRexGenerator(load_client(args["client"], args["client_path"]), args)
             generator.connect()
             store = self.open_store(args, generator, task_vars)
             health = (lambda: self.health(task_vars)) if args["dut_health"] else None

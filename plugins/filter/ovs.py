@@ -36,6 +36,12 @@ def ovs_errors(config, isolated=None, prefix="ovs_"):
     return ovs.validate_role(config, isolated=isolated_set, prefix=prefix)
 
 
+def ovs_dpdk_memory_errors(config, meminfo, initialized=False, prefix="ovs_"):
+    """Hugepages missing for DPDK on the dpdk datapath (``meminfo``: /proc/meminfo; ``initialized``:
+    ``Open_vSwitch:dpdk_initialized``), named as the user wrote the variable."""
+    return ovs.dpdk_memory_errors(config, meminfo, initialized, prefix=prefix)
+
+
 def ovn_controller_errors(config, prefix="ovn_controller_"):
     """Errors in the ovn_controller role's variables (no prefix in ``config``), each naming the variable."""
     if isinstance(config, dict):
@@ -47,5 +53,5 @@ class FilterModule(object):
     """offload.testbed ovs filters."""
 
     def filters(self):
-        return {"ovs_switch_spec": ovs_switch_spec, "ovs_errors": ovs_errors,
+        return {"ovs_switch_spec": ovs_switch_spec, "ovs_errors": ovs_errors, "ovs_dpdk_memory_errors": ovs_dpdk_memory_errors,
                 "ovn_controller_errors": ovn_controller_errors}

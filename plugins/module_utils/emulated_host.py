@@ -45,6 +45,12 @@ PROGRAMS = (
 # Switches that would reach the real machine whatever the paths say; their
 # roles' defaults are true, so each must be set to false.
 MUST_BE_OFF = ('sriov_switchdev_nm_reload', 'sriov_switchdev_unit_enable')
+# Host roles with no emulated host: they may not be among site_host_roles
+# (playbooks/prepare.yml) in the virtual lab (role -> why, and what to do).
+NOT_EMULATED = {
+    'dpdk_host': 'its hugepages are this machine\'s own, reserved by the virtual_lab role for the dpdk datapath '
+                 '(lab_datapath: dpdk), and it has no emulated PCI devices; leave it out',
+}
 
 
 def under(path, root):
@@ -116,6 +122,9 @@ def switch_errors(values):
     """Switches that must be off, and a reboot that is not the emulated one."""
     errors = ['%s: %s would act on the real machine; set it to false' % (name, 'unset (the default true)' if name not in values else 'true')
               for name in MUST_BE_OFF if name not in values or values[name]]
+    roles = values['site_host_roles'] if 'site_host_roles' in values else []
+    errors += ['site_host_roles: %s would act on the real machine: %s' % (role, why) for role, why in sorted(NOT_EMULATED.items())
+               if role in (roles or [])]
     if 'boot_params_reboot_ok' in values and values['boot_params_reboot_ok'] and not commands(values)['boot_params_reboot_command']:
         errors.append('boot_params_reboot_ok: true without boot_params_reboot_command would reboot the real machine;'
                       ' set boot_params_reboot_command to the emulated reboot')

@@ -14,11 +14,18 @@ import ipaddress
 import re
 
 from ansible_collections.offload.testbed.plugins.module_utils import validate as rules
+from ansible_collections.offload.testbed.plugins.module_utils.hugepages import parse_meminfo
 from ansible_collections.offload.testbed.plugins.module_utils.ovsdb import quote_value
 
-DATAPATHS = ("doca", "system", "netdev")
-# other_config keys that ovs-vswitchd only reads when it starts.
-RESTART_KEYS = ("doca-init", "pmd-cpu-mask")
+DATAPATHS = ("doca", "system", "netdev", "dpdk")
+# other_config keys that ovs-vswitchd only reads when it starts: the DPDK EAL's
+# arguments are taken once, at dpdk-init (ovs-vswitchd.conf.db(5)).
+RESTART_KEYS = ("doca-init", "dpdk-init", "pmd-cpu-mask", "dpdk-socket-mem", "dpdk-socket-limit", "dpdk-lcore-mask",
+                "dpdk-hugepage-dir", "dpdk-extra")
+# The role's variables (no prefix) for the EAL of the dpdk and doca datapaths -> other_config keys.
+EAL_KEYS = (("dpdk_socket_mem", "dpdk-socket-mem"), ("dpdk_socket_limit", "dpdk-socket-limit"), ("dpdk_lcore_mask", "dpdk-lcore-mask"),
+            ("dpdk_hugepage_dir", "dpdk-hugepage-dir"), ("dpdk_extra", "dpdk-extra"))
+SOCKET_MEM_RE = re.compile(r"^\d+(,\d+)*$")
 HEX_RE = re.compile(r"^(0x)?[0-9a-fA-F]+$")
 AFFINITY_RE = re.compile(r"^\s*\d+\s*:\s*\d+\s*(,\s*\d+\s*:\s*\d+\s*)*$")
 # What a refused VLAN tag or trunk says to do.
@@ -28,7 +35,13 @@ TRUNK = "VLAN 0 and 4095 are reserved, list only VLANs 1..4094"
 
 def uplink_type(datapath):
     """Interface type of a physical port for a datapath (the ConnectX-6 Lx reference bench: type=doca)."""
-    return {"doca": "doca", "netdev": "dpdk", "system": ""}[datapath]
+    return {"doca": "doca", "netdev": "dpdk", "dpdk": "dpdk", "system": ""}[datapath]
+
+
+def bridge_datapath(datapath):
+    """A bridge's ``datapath_type`` for the role's datapath: OVS-DPDK is the userspace datapath (``netdev``) with
+    DPDK initialised and ports of type ``dpdk``; Open vSwitch has no datapath type of that name."""
+    return "netdev" if datapath == "dpdk" else datapath
 
 
 def mask_cpus(mask):
@@ -47,7 +60,7 @@ def validate(config, isolated=None, prefix="ovs_"):
     p = prefix
     errors = []
     if config.get("datapath") not in DATAPATHS:
-        errors.append("%sdatapath: %r is not one of doca, system, netdev" % (p, config.get("datapath")))
+        errors.append("%sdatapath: %r is not one of doca, system, netdev, dpdk" % (p, config.get("datapath")))
     mask = config.get("pmd_cpu_mask")
     if mask:
         if not HEX_RE.match(str(mask)):
@@ -278,9 +291,8 @@ def role_switch(v):
     bridge, ``iface-id``; internal ports carry their tag and address.
     """
     datapath = v["datapath"]
-    other = {"hw-offload": "true" if truth(v.get("hw_offload")) else "false", "default-datapath-type": datapath}
-    if truth(v.get("doca_init")):
-        other["doca-init"] = "true"
+    other = {"hw-offload": "true" if truth(v.get("hw_offload")) else "false", "default-datapath-type": bridge_datapath(datapath)}
+    other.update(_eal_config(v))
     for key, name in (("hw_offload_ct_size", "hw-offload-ct-size"), ("pmd_cpu_mask", "pmd-cpu-mask")):
         if v.get(key):
             other[name] = str(v[key])
@@ -316,9 +328,42 @@ def role_switch(v):
         if internal.get("address"):
             port["address"] = internal["address"]
         underlay.append(port)
-    bridges = [{"name": v["underlay_bridge"], "datapath_type": datapath, "fail_mode": "standalone", "ports": underlay},
-               {"name": v["integration_bridge"], "datapath_type": datapath, "fail_mode": "secure", "ports": integration}]
+    bridges = [{"name": v["underlay_bridge"], "datapath_type": bridge_datapath(datapath), "fail_mode": "standalone", "ports": underlay},
+               {"name": v["integration_bridge"], "datapath_type": bridge_datapath(datapath), "fail_mode": "secure", "ports": integration}]
     return {"other_config": other, "external_ids": ids, "bridges": bridges}
+
+
+def _eal_config(v):
+    """``doca-init`` and ``dpdk-init`` as asked, and the EAL's arguments (socket memory, lcore mask, hugepage
+    directory, extra arguments) that are set: the dpdk and doca datapaths share them. ``dpdk-init`` off on the
+    system and netdev datapaths removes the key (a bench switched back from dpdk; ovs-vswitchd restarts without
+    DPDK); OVS-DOCA's own keys are left as they are."""
+    other = {}
+    for key, name in (("doca_init", "doca-init"), ("dpdk_init", "dpdk-init")):
+        if truth(v.get(key)):
+            other[name] = "true"
+    if v.get("dpdk_init") is not None and not truth(v.get("dpdk_init")) and v.get("datapath") in ("system", "netdev"):
+        other["dpdk-init"] = None
+    for key, name in EAL_KEYS:
+        if v.get(key) not in (None, ""):
+            other[name] = str(v[key])
+    return other
+
+
+def _eal_errors(v, p):
+    """The EAL variables: socket memory in MB per NUMA node, a hexadecimal lcore mask, dpdk-init on the dpdk datapath."""
+    errors = []
+    for key in ("dpdk_socket_mem", "dpdk_socket_limit"):
+        mem = v.get(key)
+        if mem not in (None, "") and not SOCKET_MEM_RE.match(str(mem).replace(" ", "")):
+            errors.append("%s%s: %r is not megabytes per NUMA node; write it like 1024 or 1024,1024" % (p, key, mem))
+    mask = v.get("dpdk_lcore_mask")
+    if mask not in (None, "") and not HEX_RE.match(str(mask)):
+        errors.append("%sdpdk_lcore_mask: %r is not hexadecimal; write the CPU mask like 0x1 (CPU 0)" % (p, mask))
+    if v.get("datapath") == "dpdk" and v.get("dpdk_init") is not None and not truth(v.get("dpdk_init")):
+        errors.append("%sdpdk_init: false on the dpdk datapath, whose ports need DPDK initialised; "
+                      "leave %sdpdk_init unset or true, or pick another %sdatapath" % (p, p, p))
+    return errors
 
 
 def validate_role(v, isolated=None, prefix="ovs_"):
@@ -326,6 +371,7 @@ def validate_role(v, isolated=None, prefix="ovs_"):
     p = prefix
     errors = validate({"datapath": v.get("datapath"), "pmd_cpu_mask": v.get("pmd_cpu_mask")}, isolated, prefix)
     errors += _vlan_errors(None, None, "%suplink_trunks" % p, v.get("uplink_trunks"))
+    errors += _eal_errors(v, p)
     n_rxq = v.get("uplink_n_rxq")
     if n_rxq is not None and (not str(n_rxq).lstrip("-").isdigit() or int(n_rxq) < 1):
         errors.append("%suplink_n_rxq: %s is below 1; give the number of RX queues "
@@ -410,3 +456,23 @@ def controller_errors(v, prefix="ovn_controller_"):
                              {"ssl_private_key": "ovn-controller-privkey.pem", "ssl_certificate": "ovn-controller-cert.pem",
                               "ssl_ca_cert": "ovn-cacert.pem"}[key]))
     return errors
+
+
+def dpdk_memory_errors(v, meminfo, initialized, prefix="ovs_"):
+    """Hugepages for DPDK before ``dpdk-init`` is set on the dpdk datapath: ovs-vswitchd initialises DPDK as soon
+    as the key is in the database, and aborts (its monitor restarting it in a loop) when the EAL finds no free
+    hugepage. ``meminfo`` is the text of /proc/meminfo (its default page size); ``initialized`` is
+    ``Open_vSwitch:dpdk_initialized`` (DPDK already holds its memory: nothing to check)."""
+    if v.get("datapath") != "dpdk" or not truth(v.get("dpdk_init")) or truth(initialized):
+        return []
+    info = parse_meminfo(meminfo)
+    page_kb, free = info.get("Hugepagesize", 0), info.get("HugePages_Free", 0)
+    free_mb = free * page_kb // 1024
+    mem = str(v.get("dpdk_socket_mem") or "").replace(" ", "")
+    need = max([int(mb) for mb in mem.split(",") if mb.isdigit()] or [1])
+    if free_mb >= need:
+        return []
+    what = "%s%s: %d MB of hugepages for DPDK" % (prefix, "dpdk_socket_mem", need) if mem else \
+        "%sdatapath: dpdk needs hugepages" % prefix
+    return ["%s, and the host has %d MB free (HugePages_Free %d of %d kB); reserve them first (the dpdk_host role's "
+            "dpdk_host_hugepages, or boot_params), or ask for less" % (what, free_mb, free, page_kb)]

@@ -79,6 +79,9 @@ def _check_lab(c, lab):
     for feature in lab.get("offloads_off") or []:
         if feature not in OFFLOAD_FEATURES:
             c.add("%soffloads_off: %r is not one of %s" % (c.p, feature, ", ".join(sorted(OFFLOAD_FEATURES))))
+    if lab.get("port_type") == "dpdk" and lab.get("datapath_type", "netdev") != "netdev":
+        c.add("%sport_type: dpdk needs the userspace datapath, and %sdatapath_type is %r; set %sdatapath_type: netdev"
+              % (c.p, c.p, lab.get("datapath_type"), c.p))
 
 
 def _check_networks(c, lab):
@@ -366,9 +369,17 @@ def _plan_bridges(lab, ovs, ovs_cmds):
             ovs_cmds.append(["set", "Bridge", br] + wrong)
 
 
-def _plan_ovs_port(lab, ovs, ovs_cmds, name, item, iface_type=None):
+def dpdk_devargs(lab):
+    """The ``dpdk-devargs`` of each wire's outer end on the dpdk port type: DPDK's AF_PACKET poll mode driver
+    on the veth (``net_af_packet<N>,iface=<veth>``), N its place among the lab's wires so that it never changes."""
+    peers = [link["peer"] for ns in lab.get("namespaces") or [] for link in ns.get("links") or []]
+    return dict((peer, "net_af_packet%d,iface=%s" % (i, peer)) for i, peer in enumerate(peers))
+
+
+def _plan_ovs_port(lab, ovs, ovs_cmds, name, item, iface_type=None, options=None):
     """Put port ``name`` on its network's bridge with its VLAN tag, the lab's
-    mark, its ``iface-id`` and (for internal ports) its interface type."""
+    mark, its ``iface-id``, its interface type (internal ports, and the wires'
+    ends on the dpdk port type) and its ``options``."""
     bridge, vlan = _port_place(lab, item)
     cur = ovs["ports"].get(name)
     iface = ovs["interfaces"].get(name, {})
@@ -388,10 +399,14 @@ def _plan_ovs_port(lab, ovs, ovs_cmds, name, item, iface_type=None):
         want_ids["iface-id"] = item["iface_id"]
     have_ids = iface.get("external_ids", {})
     sets = ["external_ids:%s=%s" % (k, json.dumps(v)) for k, v in sorted(want_ids.items()) if have_ids.get(k) != v]
-    if iface_type and iface.get("type") != iface_type:
-        sets.insert(0, "type=%s" % iface_type)
+    have_options = iface.get("options", {})
+    sets += ["options:%s=%s" % (k, json.dumps(v)) for k, v in sorted((options or {}).items()) if have_options.get(k) != v]
+    if (iface_type or "") != iface.get("type", "") and (iface_type or cur is not None):
+        sets.insert(0, "type=%s" % (iface_type or '""'))
     if sets:
         ovs_cmds.append(["set", "Interface", name] + sets)
+    if not options and "dpdk-devargs" in have_options:
+        ovs_cmds.append(["remove", "Interface", name, "options", "dpdk-devargs"])
 
 
 def _plan_veth(lab, state, ns, link, links, pre):
@@ -425,9 +440,11 @@ def _plan_namespace(lab, state, ns, pre, ovs_cmds):
         want = str(ipaddress.ip_interface(addr))
         if lo is None or want not in lo["addresses"]:
             pre.append(["ip", "-n", name, "addr", "add", want, "dev", "lo"])
+    devargs = dpdk_devargs(lab) if lab.get("port_type") == "dpdk" else {}
     for link in ns.get("links") or []:
         _plan_veth(lab, state, ns, link, links, pre)
-        _plan_ovs_port(lab, state["ovs"], ovs_cmds, link["peer"], link)
+        dpdk = {"dpdk-devargs": devargs[link["peer"]]} if devargs else None
+        _plan_ovs_port(lab, state["ovs"], ovs_cmds, link["peer"], link, "dpdk" if dpdk else None, dpdk)
     routes = state["ns_routes"].get(name, {}) if exists else {}
     gateways = [link["gateway"] for link in ns.get("links") or [] if link.get("gateway")]
     if gateways and routes.get("default") != gateways[0]:

@@ -50,6 +50,85 @@ attributes:
     support: none
     description: Nothing on a host changes.
 options:
+  generator:
+    description:
+      - The traffic generator. C(trex) is a TRex server (or the virtual lab's software generator) through O(client).
+      - C(testpmd) is DPDK's C(dpdk-testpmd) on the controller, driven at its interactive prompt (O(testpmd)); C(txonly)
+        forwarding sends one UDP flow (O(protocol=udp), O(flows=1), O(direction=uni), no O(vlan)), no latency; see
+        C(docs/testpmd_generator.md). A kernel sending interface (O(testpmd.tx_interface)) is paced at each trial's load by
+        a C(tbf) qdisc; an EAL device (O(testpmd.tx_device), for example a port bound to vfio-pci) sends at full rate only.
+    type: str
+    choices: [trex, testpmd]
+    default: trex
+  testpmd:
+    description: The options of O(generator=testpmd); required with it, refused without it.
+    type: dict
+    suboptions:
+      binary:
+        description: The C(dpdk-testpmd) program (Debian's C(dpdk) package has C(/usr/bin/dpdk-testpmd)).
+        type: str
+        default: dpdk-testpmd
+      tx_namespace:
+        description: Network namespace of O(testpmd.tx_interface), where the sending testpmd runs (with O(testpmd.tx_device),
+          the namespace it runs in); unset, the controller's own.
+        type: str
+      tx_interface:
+        description:
+          - The sending kernel interface. testpmd's port is the af_packet PMD on it with C(qdisc_bypass=0), paced by a C(tbf)
+            root qdisc the generator sets for each trial and deletes at the end (the interface must have the kernel's default
+            root qdisc). The frames sent are the growth of its C(tx_packets).
+          - One of O(testpmd.tx_interface) and O(testpmd.tx_device).
+        type: str
+      tx_device:
+        description:
+          - The sending port as an EAL device, a PCI address (C(-a), a port bound to vfio-pci) or a C(--vdev) string. Not paced;
+            only trials at O(max_load) run, at full rate (set O(warmup_duration=0)); any other load is refused.
+          - One of O(testpmd.tx_interface) and O(testpmd.tx_device).
+        type: str
+      rx_namespace:
+        description: Network namespace of O(testpmd.rx_interface), or where the receiving testpmd of O(testpmd.rx_device) runs.
+        type: str
+      rx_interface:
+        description: The receiving kernel interface; the frames received are the growth of its C(rx_packets). One of
+          O(testpmd.rx_interface) and O(testpmd.rx_device).
+        type: str
+      rx_device:
+        description: The receiving port as an EAL device (PCI address or C(--vdev)) of a second testpmd in C(rxonly) forwarding
+          (file prefix C(<file_prefix>-rx)) whose C(RX-packets) count. One of O(testpmd.rx_interface) and O(testpmd.rx_device).
+        type: str
+      eal_args:
+        description: More EAL arguments for both testpmd processes (for example C([-n, "4"])).
+        type: list
+        elements: str
+        default: []
+      huge_dir:
+        description: The hugetlbfs mount testpmd uses (C(--huge-dir)); unset, EAL finds one.
+        type: path
+      file_prefix:
+        description: The EAL C(--file-prefix) (runtime directory C(/var/run/dpdk/<prefix>) and hugepage files, removed when testpmd
+          exits); unset, C(tbench-<pid>) of the controller's worker.
+        type: str
+      lcores:
+        description: EAL core list (C(--lcores)) of the sending testpmd, for example C(0-1), or C(0@3,1@3) for both lcores on CPU 3;
+          the first is its main lcore (it reads the commands), the next forwards.
+        type: str
+        default: 0-1
+      rx_lcores:
+        description: EAL core list of the receiving testpmd (O(testpmd.rx_device)).
+        type: str
+        default: 0-1
+      total_num_mbufs:
+        description: C(--total-num-mbufs) of each testpmd (testpmd's default needs more than 128 2 MB hugepages).
+        type: int
+        default: 8192
+      peer_mac:
+        description: Destination MAC of the frames (C(--eth-peer=0,MAC)), for example the DUT port's; unset, testpmd's
+          C(02:00:00:00:00:00).
+        type: str
+      startup_timeout:
+        description: Seconds the EAL start-up of a testpmd may take.
+        type: float
+        default: 60
   server:
     description: Address of the generator's TRex server.
     type: str

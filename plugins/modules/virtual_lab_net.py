@@ -51,6 +51,16 @@ options:
     type: str
     choices: [netdev, system]
     default: netdev
+  port_type:
+    description:
+      - How each wire's outer end joins Open vSwitch. C(system) (the kernel interface, read and written by
+        ovs-vswitchd's own AF_PACKET socket) or C(dpdk) (a port of type C(dpdk) whose C(dpdk-devargs) are DPDK's
+        AF_PACKET poll mode driver on the veth, C(net_af_packet<N>,iface=<veth>), polled by a PMD thread;
+        OVS-DPDK, with ovs-vswitchd's DPDK initialised by C(other_config) C(dpdk-init)).
+      - C(dpdk) needs O(datapath_type=netdev).
+    type: str
+    choices: [system, dpdk]
+    default: system
   fail_mode:
     description: Fail mode of O(bridge); C(standalone) makes it a learning switch (the NORMAL action).
     type: str
@@ -228,6 +238,7 @@ ARGUMENT_SPEC = dict(
     state=dict(type="str", choices=["present", "absent"], default="present"),
     bridge=dict(type="str", default="underlay"),
     datapath_type=dict(type="str", choices=["netdev", "system"], default="netdev"),
+    port_type=dict(type="str", choices=["system", "dpdk"], default="system"),
     fail_mode=dict(type="str", choices=["standalone", "secure"], default="standalone"),
     mtu=dict(type="int", default=1500),
     offloads_off=dict(type="list", elements="str", default=["tx", "tso", "gso"]),

@@ -559,7 +559,7 @@ def test_virtual_inventory_runs_modules_with_the_controller_python():
 def test_compare_variants_of_the_inventories_are_sound(inventory):
     """playbooks/compare.yml accepts what the inventories give it."""
     from ansible_collections.offload.testbed.plugins.plugin_utils.bench.compare import plan  # pylint: disable=import-outside-toplevel
-    expected = {"virtual": (["netdev-emc", "netdev-noemc"], ["netdev", "netdev"], [False, False]),
+    expected = {"virtual": (["dpdk", "netdev"], ["dpdk", "netdev"], [False, False]),
                 "lab-cx6lx": (["doca", "system"], ["doca", "system"], [True, False]),
                 "lab-cx6dx-asap2": (["system-hw-offload", "system-no-offload"], ["system", "system"], [True, False])}.get(inventory)
     for host in members(inventory)["dut"]:

@@ -29,6 +29,12 @@ ROLE_KEYS = {
     "default-datapath-type": "set datapath instead",
     "hw-offload": "set hw_offload instead",
     "doca-init": "the ovs role sets it from ovs_doca_init (read only at start)",
+    "dpdk-init": "the ovs role sets it from ovs_dpdk_init (read only at start; set datapath: dpdk)",
+    "dpdk-socket-mem": "the ovs role sets it from ovs_dpdk_socket_mem (read only at start)",
+    "dpdk-socket-limit": "the ovs role sets it from ovs_dpdk_socket_limit (read only at start)",
+    "dpdk-lcore-mask": "the ovs role sets it from ovs_dpdk_lcore_mask (read only at start)",
+    "dpdk-hugepage-dir": "the ovs role sets it from ovs_dpdk_hugepage_dir (read only at start)",
+    "dpdk-extra": "the ovs role sets it from ovs_dpdk_extra (read only at start)",
     "pmd-cpu-mask": "the ovs role sets it from ovs_pmd_cpu_mask (read only at start)",
     "hw-offload-ct-size": "the ovs role sets it from ovs_hw_offload_ct_size",
 }

@@ -209,7 +209,10 @@ def search_settings(args):
 
 
 def fingerprint(args):
-    """Hash of everything that must not change between a run and its resumption."""
+    """Hash of everything that must not change between a run and its resumption (the generator too, when it is not
+    TRex: a run begun with TRex is not resumed with testpmd; runs of TRex keep the hash they had)."""
     frozen = {"profiles": [profile(args, size) for size in args["frame_sizes"]], "search": search_settings(args),
               "goals": args["goals"], "datapath": args["datapath"]}
+    if args.get("generator", "trex") != "trex":
+        frozen["generator"] = args["generator"]
     return hashlib.sha256(json.dumps(frozen, sort_keys=True).encode("utf-8")).hexdigest()[:16]

@@ -43,6 +43,12 @@ DIRECTIONS = ("uni", "bidir")
 # trex_stl_lib: PyPI's trex-stl-lib 0.3 (the old API); trex: TRex v3.x's trex.stl.api, from
 # PyPI's lbr-trex-client or, with client_path, from a TRex install (plugins/plugin_utils/bench/trex.py).
 CLIENTS = ("trex_stl_lib", "trex")
+# trex: a TRex server (or softgen) through the client above; testpmd: DPDK's dpdk-testpmd (plugins/plugin_utils/bench/testpmd.py)
+GENERATORS = ("trex", "testpmd")
+LCORES_RE = re.compile(r"^[0-9]+([-,@()][0-9]+|[-,@()])*$")
+FILE_PREFIX_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+MAC_RE = re.compile(r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$")
+MIN_MBUFS = 1024
 DEFAULT_FRAME_SIZES = (64, 78, 100)
 # 10 Gigabit Ethernet at 64-byte frames: 10e9 / ((64 + 20) * 8) frames/s (preamble and inter-frame gap included)
 LINE_RATE_10G_64B = 14880952.0
@@ -61,9 +67,31 @@ def _server_options():
     )
 
 
+def _testpmd_options():
+    return dict(
+        binary=dict(type="str", default="dpdk-testpmd"),
+        tx_namespace=dict(type="str"),
+        tx_interface=dict(type="str"),
+        tx_device=dict(type="str"),
+        rx_namespace=dict(type="str"),
+        rx_interface=dict(type="str"),
+        rx_device=dict(type="str"),
+        eal_args=dict(type="list", elements="str", default=[]),
+        huge_dir=dict(type="path"),
+        file_prefix=dict(type="str"),
+        lcores=dict(type="str", default="0-1"),
+        rx_lcores=dict(type="str", default="0-1"),
+        total_num_mbufs=dict(type="int", default=8192),
+        peer_mac=dict(type="str"),
+        startup_timeout=dict(type="float", default=60.0),
+    )
+
+
 def argument_spec():
     """Every option of ``offload.testbed.trex_bench``, as ``ArgumentSpecValidator`` takes it (a new dict each call)."""
     return dict(
+        generator=dict(type="str", choices=list(GENERATORS), default="trex"),
+        testpmd=dict(type="dict", options=_testpmd_options()),
         server=dict(type="str", default="127.0.0.1"),
         sync_port=dict(type="int", default=4501),
         async_port=dict(type="int", default=4500),
@@ -346,7 +374,72 @@ def _check_results(args, errors):
                       % _show(args["dut_interfaces"]))
 
 
-CHECKS = (_check_generator, _check_ports, _check_frames, _check_addresses, _check_goals, _check_durations, _check_loads,
+def _check_testpmd_ports(options, errors):
+    """One sending and one receiving port, each given one way."""
+    for side in ("tx", "rx"):
+        interface, device = options[side + "_interface"], options[side + "_device"]
+        if bool(interface) == bool(device):
+            errors.append("testpmd.%s_interface, testpmd.%s_device: give one of them, the %s port: a kernel interface (%s_interface, "
+                          "in %s_namespace) or an EAL device for testpmd (%s_device, a PCI address or a vdev); got %s and %s"
+                          % (side, side, "sending" if side == "tx" else "receiving", side, side, side, _show(interface), _show(device)))
+    if options["peer_mac"] is not None and not MAC_RE.match(options["peer_mac"]):
+        errors.append("testpmd.peer_mac: %s is not a MAC address (xx:xx:xx:xx:xx:xx), the destination MAC of the frames" % _show(options["peer_mac"]))
+
+
+def _check_testpmd_process(options, errors):
+    """binary, lcores, file prefix, mbufs, start-up time."""
+    if not options["binary"]:
+        errors.append("testpmd.binary: give the dpdk-testpmd program (a path or a name on PATH)")
+    for name in ("lcores", "rx_lcores"):
+        if not LCORES_RE.match(options[name] or ""):
+            errors.append("testpmd.%s: %s is not an EAL core list (--lcores), e.g. 0-1, 2,3 or 0@3,1@3" % (name, _show(options[name])))
+    if options["file_prefix"] is not None and not FILE_PREFIX_RE.match(options["file_prefix"]):
+        errors.append("testpmd.file_prefix: %s must be letters, digits, '_' or '-' (up to 64), the EAL --file-prefix; leave it unset "
+                      "for tbench-<pid>" % _show(options["file_prefix"]))
+    if not _int_in(options["total_num_mbufs"], MIN_MBUFS):
+        errors.append("testpmd.total_num_mbufs: %s must be an integer of at least %d (--total-num-mbufs; 8192 fit in 128 2 MB hugepages)"
+                      % (_show(options["total_num_mbufs"]), MIN_MBUFS))
+    if not _positive(options["startup_timeout"]):
+        errors.append("testpmd.startup_timeout: %s must be a positive number of seconds" % _show(options["startup_timeout"]))
+
+
+def testpmd_traffic_errors(args):
+    """What testpmd's txonly cannot send of the profile ``args`` asks for, and the TRex-only options given
+    (also ``testpmd.TestpmdGenerator``'s refusals)."""
+    errors = []
+    if args["protocol"] != "udp":
+        errors.append("protocol: %s is not supported by generator testpmd: its txonly forwarding sends UDP only; use protocol udp, "
+                      "or generator trex" % args["protocol"])
+    if args["direction"] != "uni":
+        errors.append("direction: %s is not supported by generator testpmd (one port sends); use direction uni" % args["direction"])
+    if args["flows"] != 1 or (args["scenario"] == "routing" and args["destinations"] != 1):
+        errors.append("flows: %s (destinations %s) with generator testpmd: txonly sends one flow; set flows: 1 and destinations: 1"
+                      % (_show(args["flows"]), _show(args["destinations"])))
+    if args["vlan"] is not None:
+        errors.append("vlan: %s is not supported by generator testpmd (txonly sends untagged frames); leave it unset" % _show(args["vlan"]))
+    for name in ("rx_server", "port_l3"):
+        if args[name] is not None:
+            errors.append("%s: a TRex option; generator testpmd counts on testpmd.rx_interface or testpmd.rx_device" % name)
+    return errors
+
+
+def _check_testpmd(args, errors):
+    """generator and the testpmd options."""
+    options = args["testpmd"]
+    if args["generator"] != "testpmd":
+        if options is not None:
+            errors.append("testpmd: options for generator testpmd, but generator is %s; set generator: testpmd or drop them" % args["generator"])
+        return
+    if options is None:
+        errors.append("testpmd: generator testpmd needs its options: testpmd.tx_interface (or tx_device) and testpmd.rx_interface "
+                      "(or rx_device), see docs/testpmd_generator.md")
+        return
+    _check_testpmd_ports(options, errors)
+    _check_testpmd_process(options, errors)
+    errors.extend(testpmd_traffic_errors(args))
+
+
+CHECKS = (_check_generator, _check_testpmd, _check_ports, _check_frames, _check_addresses, _check_goals, _check_durations, _check_loads,
           _check_latency, _check_results)
 
 

@@ -46,6 +46,8 @@ def test_a_confined_host_passes():
     ("boot_params_reboot_command", [], "boot_params_reboot_ok: true without boot_params_reboot_command would reboot the real machine"),
     ("doca_host_openibd", "/etc/init.d/openibd", "doca_host_openibd: /etc/init.d/openibd runs /etc/init.d/openibd, not an emulator"),
     ("boot_params_grubby_command", "/usr/sbin/grubby", "boot_params_grubby_command: /usr/sbin/grubby runs /usr/sbin/grubby"),
+    ("site_host_roles", ["boot_params", "dpdk_host"], "site_host_roles: dpdk_host would act on the real machine: its hugepages are "
+                                                      "this machine's own, reserved by the virtual_lab role for the dpdk datapath"),
 ])
 def test_each_way_out_is_refused_naming_its_variable(name, value, message):
     values = confined()

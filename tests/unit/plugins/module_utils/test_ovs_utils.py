@@ -25,7 +25,7 @@ def test_reference_generator_is_sound_with_cpus_2_to_15_isolated():
 
 
 @pytest.mark.parametrize("change, isolated, message", [
-    ({"datapath": "dpdk"}, None, "ovs_datapath: 'dpdk' is not one of doca, system, netdev"),
+    ({"datapath": "vpp"}, None, "ovs_datapath: 'vpp' is not one of doca, system, netdev, dpdk"),
     ({"pmd_cpu_mask": "fcx"}, None, "ovs_pmd_cpu_mask: 'fcx' is not hexadecimal"),
     ({"pmd_cpu_mask": "0x3"}, {2, 3}, "ovs_pmd_cpu_mask: 0x3 puts PMD threads on CPUs 0,1, which are not isolated on this host (isolated: 2,3)"),
     ({"pmd_cpu_mask": "0xc"}, None, "ovs_bridges[0].ports[0] (ens3f0np0): pmd-rxq-affinity pins queues to cores 4,5,6,7, outside ovs_pmd_cpu_mask 0xc"),
@@ -109,7 +109,7 @@ def test_role_switch_is_the_reference_benchs_generator():
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"datapath": "kernel"}, "ovs_datapath: 'kernel' is not one of doca, system, netdev"),
+    ({"datapath": "kernel"}, "ovs_datapath: 'kernel' is not one of doca, system, netdev, dpdk"),
     ({"uplink_trunks": [10, 4095]}, "ovs_uplink_trunks[1]: 4095 is outside 1..4094; VLAN 0 and 4095 are reserved, list only VLANs 1..4094"),
     ({"uplink_trunks": ["x"]}, "ovs_uplink_trunks[0]: 'x' is outside 1..4094"),
     ({"uplink_n_rxq": 0}, "ovs_uplink_n_rxq: 0 is below 1"),
@@ -247,3 +247,78 @@ def test_ovn_controller_errors_filter():
     assert errors(CONTROLLER) == []
     with pytest.raises(AnsibleFilterError):
         errors("tcp:10.10.0.4:6642")
+
+
+def test_uplink_type_of_the_dpdk_datapath_is_dpdk():
+    assert ovs.uplink_type("dpdk") == "dpdk"
+
+
+# OVS-DPDK as the virtual lab runs it (inventories/virtual/host_vars/lab-dut.yml)
+DPDK = dict(ROLE, datapath="dpdk", dpdk_init=True, dpdk_socket_mem="256", dpdk_socket_limit="256", dpdk_lcore_mask="0x1", dpdk_extra="--no-pci",
+            dpdk_hugepage_dir="/dev/hugepages", pmd_cpu_mask="0x2", uplink_pmd_rxq_affinity="", uplink="", representors=[])
+
+
+def test_the_dpdk_datapath_is_the_userspace_one_with_dpdk_initialised_and_its_eal_arguments():
+    spec = ovs.role_switch(DPDK)
+    assert spec["other_config"] == {"hw-offload": "false", "default-datapath-type": "netdev", "dpdk-init": "true",
+                                    "dpdk-socket-mem": "256", "dpdk-socket-limit": "256", "dpdk-lcore-mask": "0x1", "dpdk-hugepage-dir": "/dev/hugepages",
+                                    "dpdk-extra": "--no-pci", "pmd-cpu-mask": "0x2"}
+    assert [(b["name"], b["datapath_type"]) for b in spec["bridges"]] == [("underlay", "netdev"), ("br-int", "netdev")]
+    uplink = ovs.role_switch(dict(DPDK, uplink="0000:03:00.0", uplink_options={"dpdk-devargs": "0000:03:00.0"}))["bridges"][0]["ports"][0]
+    assert (uplink["type"], uplink["options"]) == ("dpdk", {"dpdk-devargs": "0000:03:00.0", "n_rxq": 6})
+
+
+def test_dpdk_init_off_on_the_netdev_datapath_removes_it_and_restarts_ovs_vswitchd():
+    """A bench switched back from dpdk to netdev (compare.yml): DPDK is not initialised at the next start."""
+    spec = ovs.role_switch(dict(DPDK, datapath="netdev", dpdk_init=False))
+    assert spec["other_config"]["dpdk-init"] is None
+    model = empty_model()
+    model["open_vswitch"]["other_config"] = {"dpdk-init": "true"}
+    cmds, restart = ovs.plan({"other_config": {"dpdk-init": None}}, model)
+    assert (cmds, restart) == ([["remove", "Open_vSwitch", ".", "other_config", "dpdk-init"]], ["dpdk-init"])
+    # OVS-DOCA's own keys are left as they are
+    assert "dpdk-init" not in ovs.role_switch(dict(ROLE, dpdk_init=False))["other_config"]
+
+
+@pytest.mark.parametrize("key", ["dpdk-init", "dpdk-socket-mem", "dpdk-socket-limit", "dpdk-lcore-mask", "dpdk-hugepage-dir", "dpdk-extra"])
+def test_the_eal_arguments_are_read_only_at_start(key):
+    assert ovs.plan({"other_config": {key: "1"}}, empty_model())[1] == [key]
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"dpdk_socket_mem": "1G"}, "ovs_dpdk_socket_mem: '1G' is not megabytes per NUMA node; write it like 1024 or 1024,1024"),
+    ({"dpdk_socket_mem": "1024,,1024"}, "ovs_dpdk_socket_mem: '1024,,1024' is not megabytes per NUMA node"),
+    ({"dpdk_socket_limit": "all"}, "ovs_dpdk_socket_limit: 'all' is not megabytes per NUMA node"),
+    ({"dpdk_lcore_mask": "cpu0"}, "ovs_dpdk_lcore_mask: 'cpu0' is not hexadecimal; write the CPU mask like 0x1 (CPU 0)"),
+    ({"dpdk_init": False}, "ovs_dpdk_init: false on the dpdk datapath, whose ports need DPDK initialised; "
+                           "leave ovs_dpdk_init unset or true, or pick another ovs_datapath"),
+])
+def test_dpdk_refusals_name_the_variable(change, message):
+    errors = ovs.validate_role(dict(DPDK, **change), isolated={1})
+    assert any(e.startswith(message) for e in errors), errors
+
+
+def test_the_virtual_labs_dpdk_settings_are_sound():
+    assert ovs.validate_role(DPDK, isolated={1}) == []
+    assert ovs.validate_role(dict(DPDK, dpdk_socket_mem="1024,1024"), isolated={1}) == []
+
+
+MEMINFO = "MemTotal:       24683412 kB\nHugePages_Total:     %d\nHugePages_Free:      %d\nHugepagesize:       2048 kB\n"
+
+
+def test_the_dpdk_datapath_is_refused_without_the_free_hugepages_its_socket_memory_needs():
+    """ovs-vswitchd initialises DPDK as soon as dpdk-init is set, and aborts in a loop without hugepages."""
+    assert ovs.dpdk_memory_errors(DPDK, MEMINFO % (0, 0), False) == [
+        "ovs_dpdk_socket_mem: 256 MB of hugepages for DPDK, and the host has 0 MB free (HugePages_Free 0 of 2048 kB); "
+        "reserve them first (the dpdk_host role's dpdk_host_hugepages, or boot_params), or ask for less"]
+    assert ovs.dpdk_memory_errors(DPDK, MEMINFO % (192, 127), False)[0].startswith("ovs_dpdk_socket_mem: 256 MB of hugepages")
+    assert ovs.dpdk_memory_errors(DPDK, MEMINFO % (192, 128), False) == []
+    assert ovs.dpdk_memory_errors(dict(DPDK, dpdk_socket_mem="256,512"), MEMINFO % (192, 192), False)[0].startswith(
+        "ovs_dpdk_socket_mem: 512 MB")
+    assert ovs.dpdk_memory_errors(dict(DPDK, dpdk_socket_mem=""), MEMINFO % (0, 0), False)[0].startswith(
+        "ovs_datapath: dpdk needs hugepages, and the host has 0 MB free")
+
+
+def test_the_hugepages_are_not_checked_once_dpdk_holds_them_or_off_the_dpdk_datapath():
+    assert ovs.dpdk_memory_errors(DPDK, MEMINFO % (192, 0), True) == []
+    assert ovs.dpdk_memory_errors(dict(DPDK, datapath="netdev", dpdk_init=False), MEMINFO % (0, 0), False) == []

@@ -16,12 +16,13 @@ import os
 
 import pytest
 
-from ansible_collections.offload.testbed.tests.unit.plugins.module_utils.tool_fixtures import FIXTURES, PARSER_OF, fixture
+from ansible_collections.offload.testbed.tests.unit.plugins.module_utils.tool_fixtures import FIXTURES, PARSER_OF, TRANSCRIPTS, fixture
 
 
 def test_every_fixture_is_covered():
     on_disk = set(name for name in os.listdir(FIXTURES) if name.endswith('.txt'))
-    assert on_disk == set(PARSER_OF)
+    assert on_disk == set(PARSER_OF) | set(TRANSCRIPTS)
+    assert not set(PARSER_OF) & set(TRANSCRIPTS)
 
 
 @pytest.mark.parametrize('name', sorted(PARSER_OF))

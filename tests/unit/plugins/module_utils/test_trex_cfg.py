@@ -240,7 +240,7 @@ def test_config_path_and_command_lines():
     virtual = virtual_instances()
     assert trex_cfg.softgen_argv(virtual[1], "/usr/bin/python3", log_file="/var/log/s.log") == [
         "/usr/bin/python3", "-m", "softgen", "--rpc-port", "4511", "--pub-port", "4510", "--bind", "127.0.0.1",
-        "--port", "srv1:ltb-srv1:eth0", "--port", "srv2:ltb-srv2:eth0", "--port", "srv3:ltb-srv3:eth0", "--log-file", "/var/log/s.log"]
+        "--port", "srv1:ltb-srv1:eth0", "--port", "srv2:ltb-srv2:eth0", "--port", "srv3:ltb-srv3:eth0", "--log-file", "/var/log/s.log", "--cpus", "0"]
     assert trex_cfg.softgen_argv({"name": "h", "ports": [{"iface": "veth0", "netns": ""}]}, "py")[-2:] == ["--port", "port0:-:veth0"]
 
 

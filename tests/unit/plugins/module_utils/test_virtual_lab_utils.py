@@ -176,3 +176,53 @@ def test_ovs_transaction_is_one_invocation():
     assert vl.ovs_transaction([]) is None
     assert vl.ovs_transaction([["add-br", "b"], ["set", "Bridge", "b", "x=y"]]) == [
         "ovs-vsctl", "--timeout=30", "--", "add-br", "b", "--", "set", "Bridge", "b", "x=y"]
+
+
+DPDK_LAB = dict(copy.deepcopy(GOOD), port_type="dpdk")
+
+
+def test_the_dpdk_port_type_puts_each_wire_on_dpdks_af_packet_driver_numbered_in_order():
+    assert vl.dpdk_devargs(DPDK_LAB) == {"ltb-gen0": "net_af_packet0,iface=ltb-gen0", "ltb-srv1": "net_af_packet1,iface=ltb-srv1"}
+    _pre, ovs, _post = vl.plan_present(DPDK_LAB, empty_state())
+    assert ["add-port", "underlay", "ltb-gen0", "tag=20"] in ovs
+    assert ["set", "Interface", "ltb-gen0", "type=dpdk", 'external_ids:offload-testbed="virtual_lab"',
+            'options:dpdk-devargs="net_af_packet0,iface=ltb-gen0"'] in ovs
+    assert ["set", "Interface", "mgt", "type=internal", 'external_ids:offload-testbed="virtual_lab"'] in ovs
+
+
+def real_dpdk_state():
+    """The switch as ovs-vsctl printed it on the virtual lab with lab_datapath=dpdk (the lab's five wires)."""
+    state = empty_state()
+    state["ovs"] = vl.parse_ovs_state(read("dpdk_ovs_bridge.json"), read("dpdk_ovs_port.json"), read("dpdk_ovs_interface.json"))
+    return state
+
+
+def test_a_real_dpdk_switch_reads_as_dpdk_ports_with_their_devargs():
+    interfaces = real_dpdk_state()["ovs"]["interfaces"]
+    assert interfaces["ltb-gen0"]["type"] == "dpdk"
+    assert interfaces["ltb-gen0"]["options"] == {"dpdk-devargs": "net_af_packet1,iface=ltb-gen0"}
+    assert interfaces["ltb-srv1"]["options"] == {"dpdk-devargs": "net_af_packet2,iface=ltb-srv1"}
+
+
+def test_a_wire_already_on_its_dpdk_port_needs_no_ovs_change():
+    """The lab's control and external wires (its first two, net_af_packet0 and 1) as they are on the real switch."""
+    lab = dict(DPDK_LAB, internal_ports=[],
+               networks=[{"name": "control", "cidr": "10.10.0.0/24", "vlan": 10}, {"name": "external", "cidr": "10.20.0.0/24", "vlan": 20}],
+               namespaces=[{"name": "ltb-ctl", "links": [{"name": "ctl0", "peer": "ltb-ctl0", "network": "control", "address": "10.10.0.4/24"}]},
+                           {"name": "ltb-gen", "links": [{"name": "gen0", "peer": "ltb-gen0", "network": "external", "address": "10.20.0.3/24"}]}])
+    _pre, ovs, _post = vl.plan_present(lab, real_dpdk_state())
+    assert [cmd for cmd in ovs if cmd[:2] in (["set", "Interface"], ["set", "Port"], ["add-port", "underlay"])] == []
+
+
+def test_back_on_the_system_port_type_a_dpdk_wire_loses_its_type_and_devargs():
+    state = real_dpdk_state()
+    lab = dict(copy.deepcopy(GOOD), port_type="system")
+    _pre, ovs, _post = vl.plan_present(lab, state)
+    assert ["set", "Interface", "ltb-gen0", 'type=""'] in ovs
+    assert ["remove", "Interface", "ltb-gen0", "options", "dpdk-devargs"] in ovs
+
+
+def test_the_dpdk_port_type_needs_the_userspace_datapath():
+    errors = vl.validate(dict(DPDK_LAB, datapath_type="system"), prefix="virtual_lab_")
+    assert errors == ["virtual_lab_port_type: dpdk needs the userspace datapath, and virtual_lab_datapath_type is 'system'; "
+                      "set virtual_lab_datapath_type: netdev"]

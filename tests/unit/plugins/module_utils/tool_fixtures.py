@@ -18,6 +18,7 @@ __metaclass__ = type
 
 import os
 
+from ansible_collections.offload.testbed.plugins.module_utils import dpdk_devbind, hugepages
 from ansible_collections.offload.testbed.plugins.module_utils.devlink import parse_devlink_eswitch, parse_devlink_ports
 from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_info
 from ansible_collections.offload.testbed.plugins.module_utils.flint import parse_flint_psid_mismatch, parse_flint_query
@@ -25,6 +26,7 @@ from ansible_collections.offload.testbed.plugins.module_utils.grubby import pars
 from ansible_collections.offload.testbed.plugins.module_utils.mlxfwmanager import parse_mlxfwmanager
 from ansible_collections.offload.testbed.plugins.module_utils.ovs_appctl import parse_pmd_rxq_show
 from ansible_collections.offload.testbed.plugins.module_utils.ovs_dpctl import parse_dump_flows
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench import testpmd
 
 FIXTURES = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', 'fixtures'))
 LAB_FIXTURES = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', 'modules', 'fixtures', 'virtual_lab'))
@@ -32,6 +34,23 @@ LAB_FIXTURES = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', 'mo
 # fixture -> the parser that reads it; test_tool_fixtures.py keeps this in
 # step with the directory.
 PARSER_OF = {
+    # the testpmd generator (test_testpmd.py)
+    'testpmd_startup_af_packet.txt': testpmd.parse_startup,
+    'testpmd_startup_no_free_hugepages.txt': testpmd.parse_startup,
+    'testpmd_startup_no_such_iface.txt': testpmd.parse_startup,
+    'testpmd_txonly_show_port_stats.txt': testpmd.parse_port_stats,
+    'testpmd_rxonly_show_port_stats.txt': testpmd.parse_port_stats,
+    'testpmd_txonly_stop.txt': testpmd.parse_forward_stats,
+    'testpmd_rxonly_stop.txt': testpmd.parse_forward_stats,
+    # dpdk_host (test_hugepages.py, test_dpdk_devbind.py)
+    'dpdk_devbind_status_firecracker_virtio.txt': dpdk_devbind.parse_status,
+    'dpdk_ip_o_route_firecracker.txt': dpdk_devbind.active_interfaces,
+    'lspci_Dvmmnnk_firecracker_virtio.txt': dpdk_devbind.parse_lspci,
+    'lspci_Dvmmnnk_xl710_vfio.txt': dpdk_devbind.parse_lspci,
+    'dpdk_proc_meminfo_firecracker.txt': hugepages.parse_meminfo,
+    'dpdk_node0_meminfo_firecracker.txt': hugepages.parse_meminfo,
+    'dpdk_proc_cpuinfo_flags_firecracker.txt': hugepages.parse_flags,
+    'dpdk_proc_mounts_hugetlbfs_firecracker.txt': hugepages.parse_mounts,
     'ethtool_i_mlx5e_rep_switchdev.txt': parse_ethtool_info,
     'ethtool_i_mlx5_core_legacy.txt': parse_ethtool_info,
     'flint_q_bluefield2.txt': parse_flint_query,
@@ -45,6 +64,12 @@ PARSER_OF = {
     'ovs_dpctl_dump_flows_offloaded_cx6_tc.txt': parse_dump_flows,
     'ovs_dpctl_dump_flows_m_dummy_offload.txt': parse_dump_flows,
     'ovs_appctl_pmd_rxq_show_dual_numa.txt': parse_pmd_rxq_show,
+}
+
+# Captured answers that no parser reads: test_testpmd.py replays them as what
+# testpmd prints to the commands the generator sends (fixture -> what it is).
+TRANSCRIPTS = {
+    'testpmd_txonly_start.txt': "testpmd's answer to start in txonly mode",
 }
 
 

@@ -68,7 +68,7 @@ def test_hw_offload_variants_on_one_datapath_and_values_as_ovsdb_text():
     ({"name": "x"}, None, "bench_compare_variants: give a list of exactly two variants"),
     (LAB, ["netdev", "system"], "bench_compare_variants and bench_compare_datapaths: give one of them, not both"),
     ([LAB[0], dict(LAB[1], name="netdev-emc")], None, "bench_compare_variants: both variants are named 'netdev-emc'"),
-    ([LAB[0], dict(LAB[1], datapath="dpdk")], None, "bench_compare_variants[1].datapath: 'dpdk' is not one of doca, system, netdev"),
+    ([LAB[0], dict(LAB[1], datapath="vpp")], None, "bench_compare_variants[1].datapath: 'vpp' is not one of doca, system, netdev, dpdk"),
     ([LAB[0], dict(LAB[1], name="no emc")], None, "bench_compare_variants[1].name: 'no emc' is not a label"),
     ([{"datapath": "netdev"}, LAB[1]], None, "bench_compare_variants[0].name: None is not a label"),
     ([LAB[0], dict(LAB[1], other_config="emc-insert-inv-prob=0")], None,
@@ -81,7 +81,7 @@ def test_hw_offload_variants_on_one_datapath_and_values_as_ovsdb_text():
     ([LAB[0], dict(LAB[1], ovs_datapath="netdev")], None, "bench_compare_variants[1]: unknown keys ovs_datapath"),
     (["netdev", LAB[1]], None, "bench_compare_variants[0]: 'netdev' is not a mapping"),
     (None, ["doca"], "bench_compare_datapaths: give a list of exactly two datapaths"),
-    (None, ["doca", "kernel"], "bench_compare_datapaths[1]: 'kernel' is not one of doca, system, netdev"),
+    (None, ["doca", "kernel"], "bench_compare_datapaths[1]: 'kernel' is not one of doca, system, netdev, dpdk"),
     (None, ["netdev", "netdev"], "bench_compare_datapaths: both variants are named 'netdev'"),
 ])
 def test_refusals_name_the_variable(variants, datapaths, message):

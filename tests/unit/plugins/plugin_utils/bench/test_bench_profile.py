@@ -96,6 +96,12 @@ def test_fingerprint_follows_what_changes_the_numbers():
     assert bp.fingerprint(relaxed) != bp.fingerprint(args)
 
 
+def test_a_run_begun_with_trex_is_not_resumed_with_testpmd():
+    args = checked()
+    assert bp.fingerprint(dict(args, generator="trex")) == bp.fingerprint(args)
+    assert bp.fingerprint(dict(args, generator="testpmd")) != bp.fingerprint(args)
+
+
 def test_repeat_is_another_run_and_reconnections_are_not():
     args = checked()
     assert "repeat" not in bp.search_settings(args)
