@@ -40,6 +40,20 @@ class LatencyUnsupported(BenchError):
     """The generator cannot measure latency; the run goes on without it."""
 
 
+def quiet_value(read, sleep, clock, poll, limit):
+    """``read()`` once two reads ``poll`` s apart agree, at most ``limit`` s: how a generator closes a trial's
+    counting window only when the receiving side is quiet (frames still in flight count in their own trial)."""
+    deadline = clock() + limit
+    last = read()
+    while clock() < deadline:
+        sleep(poll)
+        now = read()
+        if now == last:
+            break
+        last = now
+    return last
+
+
 class Generator:
     """What the bench needs of a traffic generator.  Loads are aggregate frames
     per second over the transmitting ports; durations are seconds."""

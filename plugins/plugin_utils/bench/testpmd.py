@@ -40,7 +40,7 @@ import signal
 import subprocess
 import time
 
-from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, Generator, GeneratorLost, LatencyUnsupported
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, Generator, GeneratorLost, LatencyUnsupported, quiet_value
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import destination
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.spec import testpmd_traffic_errors
 
@@ -429,15 +429,7 @@ class TestpmdGenerator(Generator):
 
     def quiet_counts(self):
         """The counts once two reads QUIET_POLL s apart agree (frames in the qdisc and in flight are in), at most QUIET_MAX s."""
-        deadline = self.clock() + QUIET_MAX
-        last = self.counts()
-        while self.clock() < deadline:
-            self.sleep(QUIET_POLL)
-            now = self.counts()
-            if now == last:
-                break
-            last = now
-        return last
+        return quiet_value(self.counts, self.sleep, self.clock, QUIET_POLL, QUIET_MAX)
 
     # -- trials ----------------------------------------------------------------
 

@@ -45,7 +45,7 @@ import time
 import traceback
 import warnings
 
-from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, Generator, GeneratorLost, LatencyUnsupported
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, Generator, GeneratorLost, LatencyUnsupported, quiet_value
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.latency import pg_known
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import trex_compat
 
@@ -384,15 +384,7 @@ class TRexGenerator(Generator):
         hold them for longer than ``settle``) are counted in the trial that sent them, not in the next one."""
         if at_least:
             time.sleep(at_least)
-        deadline = time.time() + QUIET_MAX
-        last = self.received()
-        while time.time() < deadline:
-            time.sleep(QUIET_POLL)
-            now = self.received()
-            if now == last:
-                break
-            last = now
-        return last
+        return quiet_value(self.received, time.sleep, time.time, QUIET_POLL, QUIET_MAX)
 
     def trial(self, load, duration):
         reply = self._call(self.send, {port: "%.6fpps" % (load * share) for port, share in self.tx_ports}, duration)
