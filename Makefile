@@ -22,7 +22,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(COLLECTIONS)
 export ANSIBLE_FORCE_COLOR := 0
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help lab lab-compare test deps apt venv collection ee lint sanity unit integration molecule molecule-host teardown clean
+.PHONY: help lab lab-compare test deps apt venv collection ee lint sanity unit integration molecule teardown clean
 
 help:
 	@echo "make lab       run playbooks/site.yml on the virtual lab: every stage, real traffic, the benchmark and its report"
@@ -113,23 +113,19 @@ teardown: deps
 # environment's build context (ee) only read the tree and touch no network or
 # Open vSwitch: they run side by side on the two cores of a CI machine, their
 # outputs kept apart; integration and molecule share the machine's Open
-# vSwitch and run one after the other. The scenarios of the host stages
-# (SCENARIOS_HOST) touch neither: each builds an emulated host of its own in
-# its molecule directory, with its own inventory, so they run beside the
-# integration tests. The OVN build test
+# vSwitch and run one after the other. The OVN build test
 # (tests/integration/test_ovn_build.py) only compiles, under .tmp/ovn-build:
 # it runs from the start at the lowest CPU priority (nice 19), on what the
 # other stages leave idle (Ansible runs one task at a time, on one core); the
 # scenario ovn_source, which runs on its build, comes after it.
 OVN_BUILD_TEST := tests/integration/test_ovn_build.py
-SCENARIOS_HOST := host_boot_sriov host_doca_firmware
-SCENARIOS_WITHOUT_BUILD := default ovn trex_server
+SCENARIOS_WITHOUT_BUILD := default host_boot_sriov host_doca_firmware ovn trex_server
 SCENARIOS_ON_BUILD := ovn_source
 test: deps
 	@TMP=$(TMP) BIN=$(BIN) OVN_BUILD_TEST=$(OVN_BUILD_TEST) tools/beside.sh start
 	@trap 'TMP=$(TMP) tools/beside.sh stop' EXIT; \
 	  $(MAKE) --no-print-directory -j3 --output-sync=target lint sanity unit ee && \
-	  $(MAKE) --no-print-directory -j2 --output-sync=target integration molecule-host INTEGRATION_TESTS="--ignore=$(OVN_BUILD_TEST) tests/integration" && \
+	  $(MAKE) --no-print-directory integration INTEGRATION_TESTS="--ignore=$(OVN_BUILD_TEST) tests/integration" && \
 	  $(MAKE) --no-print-directory molecule SCENARIOS="$(SCENARIOS_WITHOUT_BUILD)" && \
 	  TMP=$(TMP) tools/beside.sh wait && \
 	  $(MAKE) --no-print-directory molecule SCENARIOS="$(SCENARIOS_ON_BUILD)"
@@ -168,28 +164,20 @@ INTEGRATION_TESTS ?= tests/integration
 integration: deps
 	$(BIN)/pytest -q --durations=10 $(INTEGRATION_TESTS)
 
-# The molecule log is kept in .tmp/molecule.log (MOLECULE_LOG); when a
-# scenario fails, the failing tasks are printed again at the very end, where a
-# CI tail shows them. SCENARIOS="default ovn" runs those, in that order; unset,
-# every scenario.
+# The molecule log is kept in .tmp/molecule.log; when a scenario fails, the
+# failing tasks are printed again at the very end, where a CI tail shows them.
+# SCENARIOS="default ovn" runs those, in that order; unset, every scenario.
 SCENARIOS ?=
-MOLECULE_LOG ?= $(TMP)/molecule.log
-# The scenarios of the host stages, with a log of their own: make test runs
-# them beside the integration tests, so the collection is not built again
-# under those (NO_DEPS).
-molecule-host: deps
-	@$(MAKE) --no-print-directory molecule SCENARIOS="$(SCENARIOS_HOST)" MOLECULE_LOG=$(TMP)/molecule-host.log NO_DEPS=1
-
-molecule: $(if $(NO_DEPS),,deps)
-	@mkdir -p $(TMP) && : > $(MOLECULE_LOG)
+molecule: deps
+	@mkdir -p $(TMP) && : > $(TMP)/molecule.log
 	@set +e; rc=0; for scenario in $(if $(SCENARIOS),$(SCENARIOS),--all); do \
 	    [ $$rc = 0 ] || break; \
 	    if [ "$$scenario" = --all ]; then args=--all; else args="-s $$scenario"; fi; \
-	    ANSIBLE_CALLBACKS_ENABLED=ansible.posix.timer $(BIN)/molecule test $$args 2>&1 | tee -a $(MOLECULE_LOG); rc=$${PIPESTATUS[0]}; \
+	    ANSIBLE_CALLBACKS_ENABLED=ansible.posix.timer $(BIN)/molecule test $$args 2>&1 | tee -a $(TMP)/molecule.log; rc=$${PIPESTATUS[0]}; \
 	  done; \
 	  if [ $$rc != 0 ]; then \
-	    echo "== make molecule: failed (exit $$rc); the failing tasks, from $(MOLECULE_LOG):"; \
-	    awk '/^TASK \[/ {task=$$0} /^(fatal|failed): |^ERROR! |^CRITICAL / {print task; print substr($$0, 1, 900)}' $(MOLECULE_LOG) | tail -n 8; \
+	    echo "== make molecule: failed (exit $$rc); the failing tasks, from $(TMP)/molecule.log:"; \
+	    awk '/^TASK \[/ {task=$$0} /^(fatal|failed): |^ERROR! |^CRITICAL / {print task; print substr($$0, 1, 900)}' $(TMP)/molecule.log | tail -n 8; \
 	  fi; exit $$rc
 
 clean:
