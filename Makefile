@@ -22,12 +22,13 @@ export ANSIBLE_COLLECTIONS_PATH := $(COLLECTIONS)
 export ANSIBLE_FORCE_COLOR := 0
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help lab lab-compare test deps apt venv collection ee lint sanity unit integration molecule teardown clean
+.PHONY: help lab lab-compare lab-tunnel test deps apt venv collection ee lint sanity unit integration molecule teardown clean
 
 help:
 	@echo "make lab       run playbooks/site.yml on the virtual lab: every stage, real traffic, the benchmark and its report"
 	@echo "               (OVN=source: on OVN built from source, role ovn_build; DATAPATH=dpdk: the DUT on OVS-DPDK)"
 	@echo "make lab-compare  after make lab: compare OVS-DPDK with the userspace datapath (compare.yml), report in results/compare/report"
+	@echo "make lab-tunnel   after make lab: the tunnel offload bench (VXLAN, iperf3 through it), report in results/tunnel"
 	@echo "make test      ansible-lint, ansible-test sanity, unit, integration and molecule tests"
 	@echo "make teardown  remove the virtual lab"
 	@echo "make ee        the execution environment's build context (meta/execution-environment.yml) in .tmp/ee/context, checked"
@@ -106,6 +107,15 @@ lab-compare: deps
 	  -e '$(COMPARE_MATRIX)' -e bench_run_suffix=-$$(date -u +%Y%m%dT%H%M%S)
 	@echo "make lab-compare: results in $(COMPARE_RESULTS), the report with the speedup table in $(COMPARE_RESULTS)/report/report.md."
 
+# The tunnel offload bench on the built lab: VXLAN through the DUT's bridge
+# br-tun, the MTU rule checked with packets, iperf3 TCP streams through it.
+TUNNEL_RESULTS ?= $(ROOT)/results/tunnel
+lab-tunnel: deps
+	@if ! ip netns list | grep -q '^ltb-vtep\b' || ! ovs-vsctl --timeout=5 br-exists br-tun 2>/dev/null; then \
+	  echo "make lab-tunnel: the virtual lab is not there; build it with make lab first" >&2; exit 1; fi
+	$(BIN)/ansible-playbook -i $(INVENTORY) playbooks/tunnel.yml -e tunnel_bench_results_dir=$(TUNNEL_RESULTS)
+	@echo "make lab-tunnel: the trials and report.md are in $(TUNNEL_RESULTS)."
+
 teardown: deps
 	$(BIN)/ansible-playbook -i $(INVENTORY) playbooks/teardown.yml
 
@@ -119,15 +129,19 @@ teardown: deps
 # other stages leave idle (Ansible runs one task at a time, on one core); the
 # scenario ovn_source, which runs on its build, comes after it.
 OVN_BUILD_TEST := tests/integration/test_ovn_build.py
-SCENARIOS_WITHOUT_BUILD := default host_boot_sriov host_doca_firmware ovn trex_server
+# The host stages' scenarios build an emulated host of their own in their
+# molecule directories and touch neither Open vSwitch nor namespaces: they
+# run beside too, after the OVN build test, on a copy of the collection.
+SCENARIOS_HOST := host_boot_sriov host_doca_firmware host_ddp
+SCENARIOS_WITHOUT_BUILD := default ovn trex_server
 SCENARIOS_ON_BUILD := ovn_source
 test: deps
-	@TMP=$(TMP) BIN=$(BIN) OVN_BUILD_TEST=$(OVN_BUILD_TEST) tools/beside.sh start
+	@TMP=$(TMP) BIN=$(BIN) OVN_BUILD_TEST=$(OVN_BUILD_TEST) HOST_SCENARIOS="$(SCENARIOS_HOST)" tools/beside.sh start
 	@trap 'TMP=$(TMP) tools/beside.sh stop' EXIT; \
 	  $(MAKE) --no-print-directory -j3 --output-sync=target lint sanity unit ee && \
 	  $(MAKE) --no-print-directory integration INTEGRATION_TESTS="--ignore=$(OVN_BUILD_TEST) tests/integration" && \
 	  $(MAKE) --no-print-directory molecule SCENARIOS="$(SCENARIOS_WITHOUT_BUILD)" && \
-	  TMP=$(TMP) tools/beside.sh wait && \
+	  TMP=$(TMP) HOST_SCENARIOS="$(SCENARIOS_HOST)" tools/beside.sh wait && \
 	  $(MAKE) --no-print-directory molecule SCENARIOS="$(SCENARIOS_ON_BUILD)"
 	@echo "make test: all test stages passed"
 

@@ -32,13 +32,26 @@ display = Display()
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
 
-    def health(self, task_vars, system=False, interfaces=None):
-        """The DUT's health from the ``dut_health`` module on the task's host."""
+    def health(self, task_vars, system=False, interfaces=None, args=None):
+        """The DUT's health from the ``dut_health`` module on the task's host; with ``args`` that ask for tc filters, receive
+        queues or conntrack, what ``offload_facts`` read right after it goes into ``offload_facts``."""
+        args = args or {}
         module_args = dict(system=system, **({"interfaces": interfaces} if interfaces else {}))
-        reply = self._execute_module(module_name="offload.testbed.dut_health", module_args=module_args, task_vars=task_vars)
+        if args.get("dut_all_flows"):
+            module_args["all_flows"] = True
+        reply = self.module(task_vars, "dut_health", module_args)
+        if args.get("dut_tc_devices") or args.get("dut_queue_devices") or args.get("dut_conntrack"):
+            reply["offload_facts"] = self.module(task_vars, "offload_facts", {
+                "dump_flows": "none", "pmd_stats_command": "", "tc_devices": args["dut_tc_devices"],
+                "queue_devices": args["dut_queue_devices"], "conntrack": args["dut_conntrack"]})
+        return reply
+
+    def module(self, task_vars, name, module_args):
+        """A reading module's reply; its failure stops the run, saying how to run without it."""
+        reply = self._execute_module(module_name="offload.testbed." + name, module_args=module_args, task_vars=task_vars)
         if reply.get("failed"):
-            raise BenchError("dut_health on %s failed: %s (set dut_health: false to benchmark without it)"
-                             % (task_vars.get("inventory_hostname"), reply.get("msg")))
+            without = "set dut_health: false" if name == "dut_health" else "empty dut_tc_devices and dut_queue_devices and set dut_conntrack: false"
+            raise BenchError("%s on %s failed: %s (%s to benchmark without it)" % (name, task_vars.get("inventory_hostname"), reply.get("msg"), without))
         return reply
 
     def run(self, tmp=None, task_vars=None):
@@ -65,7 +78,7 @@ class ActionModule(ActionBase):
                 generator = TRexGenerator(load_client(args["client"], args["client_path"]), args)
             generator.connect()
             store = self.open_store(args, generator, task_vars)
-            health = (lambda: self.health(task_vars)) if args["dut_health"] else None
+            health = (lambda: self.health(task_vars, args=args)) if args["dut_health"] else None
             summaries = BenchRun(args, generator, store, streams, health=health, log=display.display, warn=display.warning).run()
             store.finish("complete")
         except (BenchError, GeneratorLost, ResumeError, SchemaError) as error:

@@ -182,7 +182,8 @@ def _cycles(stats):
 
 
 def _pmd_stats(old_pmd, new_pmd):
-    """Per PMD thread of ``pmd-stats-show``: its idle and processing cycles during the trial and whether it polled.
+    """Per PMD thread of ``pmd-stats-show``: its idle and processing cycles during the trial, whether it polled, the
+    packets it received (``packets``) and its processing cycles per packet (``cycles_per_packet``, None without packets).
 
     OVS prints the cycles only once the PMD iterated (a PMD without receive
     queues sleeps and prints none); counters cleared during the trial count
@@ -192,11 +193,13 @@ def _pmd_stats(old_pmd, new_pmd):
     for name in sorted(name for name in (new_pmd or {}) if name.startswith("pmd")):
         old_idle, old_busy = _cycles((old_pmd or {}).get(name))
         idle, busy = _cycles(new_pmd[name])
+        old_packets, packets = ((old_pmd or {}).get(name) or {}).get("packets_received", 0), new_pmd[name].get("packets_received", 0)
         if old_idle <= idle and old_busy <= busy:
             idle, busy = idle - old_idle, busy - old_busy
+            packets = max(0, packets - old_packets)
         rows.append({"thread": name, "numa": new_pmd[name].get("numa"), "core": new_pmd[name].get("core"),
                      "idle_cycles": idle, "processing_cycles": busy, "processing": _ratio(busy, idle + busy),
-                     "polling": idle + busy > 0})
+                     "polling": idle + busy > 0, "packets": packets, "cycles_per_packet": _ratio(busy, packets, 1)})
     return rows
 
 

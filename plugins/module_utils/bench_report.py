@@ -15,6 +15,7 @@ import json
 from ansible_collections.offload.testbed.plugins.module_utils import bench_stats as stats
 from ansible_collections.offload.testbed.plugins.module_utils import bench_units as units
 from ansible_collections.offload.testbed.plugins.module_utils import bench_report_conditions as conditions
+from ansible_collections.offload.testbed.plugins.module_utils.bench_report_evidence import bound_trials, evidence_table
 from ansible_collections.offload.testbed.plugins.module_utils.bench_report_latency import NOTE as LATENCY_NOTE, latency_table
 from ansible_collections.offload.testbed.plugins.module_utils.bench_report_render import Figures
 from ansible_collections.offload.testbed.plugins.module_utils.bench_schema import READABLE_SCHEMA_VERSIONS
@@ -73,7 +74,7 @@ def _goal_row(document, repeats, name):
         "goal": name, "loss_ratio": goals[0]["loss_ratio"], "lower_bound": summary["median"],
         "upper_bound": stats.median([goal["upper_bound"] for goal in goals]), "generator_limited": summary["generator_limited"],
         "repeats": summary["repeats"], "repeats_planned": max(planned_repeats(document), summary["repeats"]), "summary": summary,
-        "line_rate_gbps": (document.get("search") or {}).get("line_rate_gbps"),
+        "line_rate_gbps": (document.get("search") or {}).get("line_rate_gbps"), "bound_trials": bound_trials(repeats, name),
     }
 
 
@@ -86,7 +87,7 @@ def rows_of(documents):
     upper bounds, ``generator_limited`` true when any repeat's is, ``summary`` what
     ``bench_stats.summarize_bounds`` returns for the complete repeats (recomputed from the searches,
     so a run still in progress shows the repeats done so far; with one repeat the bounds are the
-    search's own, as in schema version 1).
+    search's own, as in schema version 1), ``bound_trials`` the trials the repeats' lower bounds rest on.
     """
     rows = []
     for document in documents:
@@ -222,6 +223,11 @@ def rate_cells(pps, frame_size, line_rate_gbps=None, share=True):
     return cells + [units.share_text(units.line_share(pps, frame_size, line_rate_gbps))] if share else cells
 
 
+def bound_rows(rows):
+    """The latest runs' rows in the order of the bounds table: datapath, scenario, protocol, frame size, loss ratio."""
+    return sorted(latest(rows).values(), key=lambda row: (row["datapath"], row["scenario"], row["protocol"], row["frame_size"], row["loss_ratio"]))
+
+
 def results_table(rows):
     """Header and lines of the bounds table (one line per datapath x scenario x protocol x frame size x goal).
 
@@ -229,7 +235,7 @@ def results_table(rows):
     with repeats the median lower bound, its min to max, spread, riqr, the repeats and the median upper bound.
     The lower bound comes with its Gbps on the wire (L1) and its share of the line rate.
     """
-    order = sorted(latest(rows).values(), key=lambda row: (row["datapath"], row["scenario"], row["protocol"], row["frame_size"], row["loss_ratio"]))
+    order = bound_rows(rows)
     head = ["datapath", "scenario", "protocol", "frame", "goal", "loss ratio"]
     if not repeated(order):
         header = head + ["lower bound", "Gbps (L1)", "line share", "upper bound", "note"]
@@ -355,8 +361,8 @@ def tables_of(documents, compare=None, goal="pdr", images=()):
     """The report's sections in order, and the speedup entries (empty without ``compare``).
 
     The sections are tables ``(heading, header, lines, paragraphs)``: the conditions first, then with ``compare``
-    the speedups, the bounds, the plots (``images``, a list of (caption, file name), as ``render.Figures``), the
-    latency and the runs.
+    the speedups, the bounds, the offload evidence and CPU cost at the bounds (when the trials recorded them), the
+    plots (``images``, a list of (caption, file name), as ``render.Figures``), the latency and the runs.
     """
     rows = rows_of(documents)
     shown = shown_documents(documents, rows)
@@ -366,6 +372,9 @@ def tables_of(documents, compare=None, goal="pdr", images=()):
         entries, compared = _compare_tables(rows, compare, goal)
         tables += compared
     tables.append(("Bounds per datapath, scenario, protocol and frame size",) + results_table(rows) + (results_notes(rows) + units_notes(rows),))
+    evidence = evidence_table(bound_rows(rows))
+    if evidence:
+        tables.append(("Offload evidence and CPU cost at the bounds",) + evidence)
     if images:
         tables.append(Figures(images))
     latency_rows = latency_rows_of(documents)

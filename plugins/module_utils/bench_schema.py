@@ -15,6 +15,11 @@ import os
 SCHEMA_VERSION = 2
 READABLE_SCHEMA_VERSIONS = (1, 2)
 
+# What the bench records with a trial about the DUT besides its health (optional: a version 2 document without them,
+# from an older bench or with dut_health false, is read too): its CPU use (bench_health.cpu_use), where the packets ran
+# (offload_facts.offload_use) and how they spread over the receive queues (offload_facts.rx_queue_use).
+TRIAL_EVIDENCE = ("cpu", "offload", "rx_queues")
+
 # bench_report writes into <results_dir>/report unless told otherwise.
 REPORT_DIR = "report"
 

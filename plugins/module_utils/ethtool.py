@@ -71,3 +71,33 @@ def parse_ethtool_features(text):
         if value in ("on", "off"):
             feats[key.strip()] = value == "on"
     return feats
+
+
+_FEATURE_RE = re.compile(r'^(?P<name>[^:\s][^:]*):\s+(?P<value>on|off)(?:\s+\[(?P<note>[^\]]*)\])?\s*$')
+
+
+def parse_ethtool_features_detail(text):
+    """``ethtool -k DEV`` (or the ``Actual changes:`` lines of ``ethtool -K``) -> {name: detail}.
+
+    Each detail is ``{"on": bool, "fixed": bool, "requested": bool or None}``:
+    ``fixed`` for a line printed ``[fixed]`` (the driver does not let it
+    change), ``requested`` the value of an ``[requested on]`` /
+    ``[requested off]`` suffix (what was asked and did not happen), ``None``
+    without one. Lines that are no ``name: on|off`` are skipped, as
+    :func:`parse_ethtool_features` does.
+    """
+    feats = {}
+    for line in lines(text):
+        match = _FEATURE_RE.match(line.strip())
+        if not match or line.startswith("Features for"):
+            continue
+        note = (match.group('note') or '').split()
+        requested = None
+        if len(note) == 2 and note[0] == 'requested' and note[1] in ('on', 'off'):
+            requested = note[1] == 'on'
+        feats[match.group('name').strip()] = {
+            'on': match.group('value') == 'on',
+            'fixed': note == ['fixed'],
+            'requested': requested,
+        }
+    return feats

@@ -105,6 +105,8 @@ def _check_networks(c, lab):
                   "leave vlan unset for an untagged network" % (where, show(vlan), name, VLAN_MIN, VLAN_MAX))
         if net.get("bridge") is not None and not IFNAME_RE.match(str(net["bridge"])):
             c.add("%s.bridge: %r is not a valid bridge name" % (where, net["bridge"]))
+        if net.get("mtu") is not None and not 68 <= int(net["mtu"]) <= 9216:
+            c.add("%s.mtu: %s (network %s) is outside 68..9216; leave it unset for the lab's mtu" % (where, net["mtu"], name))
         c.nets[name] = cidr
     cidrs = [(n, cidr) for n, cidr in c.nets.items() if cidr is not None]
     for a in range(len(cidrs)):
@@ -324,13 +326,19 @@ def _ip(ns):
     return ["ip", "-n", ns] if ns else ["ip"]
 
 
+def _mtu_of(lab, item):
+    """The MTU of a network's interfaces: the network's own (a tunnel's underlay), else the lab's."""
+    net = _net_index(lab).get(item.get("network")) or {}
+    return net.get("mtu") or lab.get("mtu")
+
+
 def _converge_link(lab, ns, dev, item, cur, feats, cmds):
     """Commands that bring one existing or new interface to its declared state.
 
     ``cur`` is the interface as read (None when it will be created).
     """
     ip = _ip(ns)
-    mtu = lab.get("mtu")
+    mtu = _mtu_of(lab, item)
     if item.get("mac") and (cur is None or cur["mac"] != item["mac"].lower()):
         cmds.append(ip + ["link", "set", "dev", dev, "address", item["mac"].lower()])
     if mtu and (cur is None or cur["mtu"] != mtu):
@@ -422,7 +430,7 @@ def _plan_veth(lab, state, ns, link, links, pre):
             pre.append(["ip", "link", "del", "dev", peer])
         pre.append(["ip", "link", "add", peer, "type", "veth", "peer", "name", dev, "netns", name])
         inside = outside = None
-    _converge_link(lab, None, peer, {}, outside, features.get(("", peer)) if outside else None, pre)
+    _converge_link(lab, None, peer, {"network": link.get("network")}, outside, features.get(("", peer)) if outside else None, pre)
     _converge_link(lab, name, dev, link, inside, features.get((name, dev)) if inside else None, pre)
 
 

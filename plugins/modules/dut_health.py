@@ -14,8 +14,8 @@ short_description: Read the health of the device under test's Open vSwitch
 version_added: 0.1.0
 description:
   - Reads the ovs-vswitchd pid and start time, the service's restart count (systemd C(NRestarts)), the core dumps
-    present, the offloaded datapath flows (C(ovs-appctl dpctl/dump-flows type=offloaded)) and how many of them carried
-    packets, and the PMD statistics (C(ovs-appctl dpif-netdev/pmd-stats-show)).
+    present, the offloaded datapath flows (C(ovs-appctl dpctl/dump-flows -m type=offloaded)) with their datapath layer
+    (C(dp:tc), C(dp:doca)...) and packets, and how many of them carried packets, and the PMD statistics (C(ovs-appctl dpif-netdev/pmd-stats-show)).
   - Reads the CPU time counters of C(/proc/stat) with a monotonic timestamp, and the CPU time and last CPU of each
     ovs-vswitchd thread whose name starts with C(pmd) (the PMD threads), so that two readings tell what used the DUT's
     CPUs in between (C(cpu_use) of the collection's C(bench_health) module utility). Only C(/proc) files are read, no
@@ -49,9 +49,16 @@ options:
     elements: path
     default: [/var/lib/systemd/coredump, /var/crash, /var/lib/apport/coredump]
   offloaded_flows:
-    description: Read the offloaded datapath flows.
+    description: Read the offloaded datapath flows (C(ovs-appctl dpctl/dump-flows -m type=offloaded)).
     type: bool
     default: true
+  all_flows:
+    description:
+      - With O(offloaded_flows), dump every datapath flow (C(dpctl/dump-flows -m)), not only the offloaded ones, so that
+        RV(flow_counters) also holds the packets left in software on the kernel datapath (no PMD statistics there).
+      - Dumping every flow takes long with many flows.
+    type: bool
+    default: false
   pmd_stats_command:
     description:
       - C(ovs-appctl) command printing PMD statistics, C(dpif-netdev/pmd-stats-show) or C(dpif-doca/pmd-stats-show) (on
@@ -113,6 +120,19 @@ offloaded_flows_with_packets:
   returned: always
   type: int
   sample: 10
+flow_counters:
+  description:
+    - Per datapath flow read (by ufid, else by its match) its C(dp) (datapath layer, C(tc), C(doca), C(ovs)...), C(offloaded)
+      (C(yes), C(partial) or null) and C(packets); null when not read. Two readings give the offloaded packets of a trial
+      (C(offload_use) of the collection's C(offload_facts) module utility).
+  returned: always
+  type: dict
+  sample: {"17c5fac7-b52f-4d48-ad30-f10a9fe6f028": {"dp": "tc", "offloaded": "yes", "packets": 153}}
+all_flows:
+  description: The value of O(all_flows) (whether RV(flow_counters) holds every flow).
+  returned: always
+  type: bool
+  sample: false
 system:
   description: What the DUT runs, for the results file, when O(system) is set (C(hostname), C(kernel), C(cmdline), C(ovs_version),
     C(ovn_version) - of the ovn-controller that runs when it answers -,
@@ -190,6 +210,7 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils.bench_health import (
     offloaded_summary, parse_pmd_stats_show, pmd_stats_command_error, parse_proc_stat, parse_task_stat)
+from ansible_collections.offload.testbed.plugins.module_utils.offload_facts import flow_counters
 from ansible_collections.offload.testbed.plugins.module_utils.ovsdb import parse_table
 from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_info
 from ansible_collections.offload.testbed.plugins.module_utils.ovs_dpctl import parse_dump_flows
@@ -317,6 +338,19 @@ def system_info(module, interfaces):
     return info
 
 
+def read_flows(module, appctl, all_flows, result):
+    """The datapath flows (``-m``: with their ufid and datapath layer), only the offloaded ones unless ``all_flows``."""
+    argv = [appctl, "dpctl/dump-flows", "-m"] + ([] if all_flows else ["type=offloaded"])
+    rc, out, err = module.run_command(argv)
+    if rc != 0:
+        result["warnings"].append("ovs-appctl %s failed: %s" % (" ".join(argv[1:]), err.strip()))
+        return
+    flows = parse_dump_flows(out)
+    result["flow_counters"] = flow_counters(flows)
+    offloaded = [flow for flow in flows if flow.get("offloaded")] if all_flows else flows
+    result["offloaded_flows"], result["offloaded_flows_with_packets"] = offloaded_summary(offloaded)
+
+
 def main():
     module = AnsibleModule(
         argument_spec={
@@ -324,6 +358,7 @@ def main():
             "service": {"type": "str", "default": "ovs-vswitchd"},
             "core_dirs": {"type": "list", "elements": "path", "default": ["/var/lib/systemd/coredump", "/var/crash", "/var/lib/apport/coredump"]},
             "offloaded_flows": {"type": "bool", "default": True},
+            "all_flows": {"type": "bool", "default": False},
             "pmd_stats_command": {"type": "str", "default": "dpif-netdev/pmd-stats-show"},
             "system": {"type": "bool", "default": False},
             "interfaces": {"type": "list", "elements": "str", "default": []},
@@ -345,15 +380,12 @@ def main():
     result["core_dumps"] = core_dumps(params["core_dirs"])
     result["system"] = system_info(module, params["interfaces"]) if params["system"] else None
     appctl = module.get_bin_path("ovs-appctl")
-    result["offloaded_flows"] = result["offloaded_flows_with_packets"] = None
+    result["offloaded_flows"] = result["offloaded_flows_with_packets"] = result["flow_counters"] = None
+    result["all_flows"] = params["all_flows"]
     result["pmd"] = {}
     if appctl and result["pid"] is not None:
         if params["offloaded_flows"]:
-            rc, out, err = module.run_command([appctl, "dpctl/dump-flows", "type=offloaded"])
-            if rc == 0:
-                result["offloaded_flows"], result["offloaded_flows_with_packets"] = offloaded_summary(parse_dump_flows(out))
-            else:
-                result["warnings"].append("ovs-appctl dpctl/dump-flows type=offloaded failed: %s" % err.strip())
+            read_flows(module, appctl, params["all_flows"], result)
         if params["pmd_stats_command"]:
             rc, out, err = module.run_command([appctl, params["pmd_stats_command"]])
             if rc == 0:

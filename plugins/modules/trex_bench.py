@@ -350,6 +350,36 @@ options:
     type: list
     elements: str
     default: []
+  dut_tc_devices:
+    description:
+      - With O(dut_health), devices of the DUT (C(DEV) or C(NAMESPACE/DEV)) whose ingress tc filters
+        (C(tc -s filter show dev DEV ingress)) M(offload.testbed.offload_facts) reads before and after every trial; the trial
+        record's C(offload.tc) says how many were in hardware (C(in_hw)) and the packets they counted there and in software.
+      - Empty (the default, and what the virtual lab needs) reads none.
+    type: list
+    elements: str
+    default: []
+  dut_queue_devices:
+    description:
+      - With O(dut_health), devices of the DUT (C(DEV) or C(NAMESPACE/DEV)) whose receive queue counters (C(ethtool -S))
+        M(offload.testbed.offload_facts) reads before and after every trial; the trial record's C(rx_queues) holds each
+        queue's packets and their spread (busiest queue over the mean), which the report shows next to the throughput.
+      - Empty (the default) reads none. A veth (the virtual lab) counts per queue only with XDP or GRO on.
+    type: list
+    elements: str
+    default: []
+  dut_conntrack:
+    description: With O(dut_health), count the DUT's conntrack entries and those offloaded (C([OFFLOAD]), C([HW_OFFLOAD])) after
+      every trial (C(offload.conntrack) of the trial record).
+    type: bool
+    default: false
+  dut_all_flows:
+    description:
+      - With O(dut_health), dump every datapath flow before and after every trial (C(dpctl/dump-flows -m)), not only the offloaded
+        ones, so that the packets left in software are known on the kernel datapath (no PMD threads to count them).
+      - Dumping every flow takes long with many flows; the userspace datapaths (netdev, DOCA) do not need it.
+    type: bool
+    default: false
   retries:
     description: How many times an invalid trial is repeated before the run stops.
     type: int

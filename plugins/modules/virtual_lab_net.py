@@ -95,6 +95,11 @@ options:
       bridge:
         description: Bridge the network's ports attach to, when not O(bridge).
         type: str
+      mtu:
+        description:
+          - MTU of the network's interfaces (both ends of its wires, its internal ports), when not O(mtu).
+          - A tunnel's underlay network carries the tunnel's overhead on top of the inner MTU (1550 for VXLAN over IPv4).
+        type: int
   namespaces:
     description: Network namespaces, each with veth links into the lab's networks.
     type: list
@@ -247,6 +252,7 @@ ARGUMENT_SPEC = dict(
         cidr=dict(type="str", required=True),
         vlan=dict(type="int"),
         bridge=dict(type="str"),
+        mtu=dict(type="int"),
     )),
     namespaces=dict(type="list", elements="dict", default=[], options=dict(
         name=dict(type="str", required=True),

@@ -273,17 +273,33 @@ def role_defaults(role):
     return found
 
 
+def included_words(play):
+    """The names in the task files (``include_tasks``, ``import_tasks``) and templates a play's tasks use,
+    paths relative to playbooks/ as the plays write them."""
+    found = set()
+    for task in _tasks((play.get("pre_tasks") or []) + (play.get("tasks") or []) + (play.get("post_tasks") or [])):
+        for key in ("ansible.builtin.include_tasks", "ansible.builtin.import_tasks", "ansible.builtin.template"):
+            path = task.get(key)
+            path = path.get("src") if isinstance(path, dict) else path
+            if isinstance(path, str) and "{{" not in path and os.path.isfile(os.path.join(ROOT, "playbooks", path)):
+                with open(os.path.join(ROOT, "playbooks", path)) as handle:
+                    text = handle.read()
+                found |= words(yaml.safe_load(text) if path.endswith(".yml") else text)
+    return found
+
+
 def read_on_host(inventory, host):
-    """The inventory variables of ``host`` something reads: an option (or default) of a role that site.yml or
-    compare.yml runs there, a name in a play of playbooks/*.yml that runs there, a connection variable
-    (ansible_*), or a name in the value of a variable read so."""
+    """The inventory variables of ``host`` something reads: an option (or default) of a role that site.yml,
+    compare.yml or tunnel.yml runs there, a name in a play of playbooks/*.yml that runs there (or in the task
+    files and templates it includes), a connection variable (ansible_*), or a name in the value of a variable read so."""
     values = raw_hostvars(inventory)[host]
     direct = set()
-    for role, entry in roles_on_host(inventory, host):
+    for role, entry in roles_on_host(inventory, host, tuple(RUNNERS) + ("tunnel.yml",)):
         direct |= set(role_specs(role).get(entry, {})) | words(role_defaults(role))
     for playbook in sorted(os.listdir(os.path.join(ROOT, "playbooks"))):
         if playbook.endswith(".yml"):
-            direct |= set(w for play in plays(playbook) if play_applies(play, inventory, host) for w in words(play))
+            direct |= set(w for play in plays(playbook) if play_applies(play, inventory, host)
+                          for w in words(play) | included_words(play))
     read = set(name for name in values if name in direct or name.startswith("ansible_"))
     frontier = set(read)
     while frontier:

@@ -37,6 +37,7 @@ from ansible_collections.offload.testbed.plugins.module_utils import bench_units
 
 from ansible_collections.offload.testbed.plugins.module_utils.bench_health import compare_health, cpu_use, health_summary
 from ansible_collections.offload.testbed.plugins.module_utils.bench_schema import report_file
+from ansible_collections.offload.testbed.plugins.module_utils.offload_facts import evidence_of, offload_use, rx_queue_use
 from ansible_collections.offload.testbed.plugins.module_utils.bench_stats import median, summarize_bounds
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, GeneratorLost, LatencyUnsupported
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.latency import has_latency, latency_points, reference_load, summarize
@@ -232,7 +233,8 @@ class BenchRun:
                                    % (attempts, load, duration, "; ".join(reasons)))
 
     def record(self, load, duration, reply, before, after):
-        """The trial record: the generator's counts, when, and what the DUT's health and CPUs showed."""
+        """The trial record: the generator's counts, when, and what the DUT's health, CPUs, offload evidence (``offload``)
+        and receive queues (``rx_queues``, when read) showed."""
         record = {key: value for key, value in reply.items() if key != "started"}
         record.update(time=utc(reply["started"]), generator_limited=is_generator_limited(load, duration, reply["offered"]))
         if before is not None and after is not None:
@@ -241,6 +243,10 @@ class BenchRun:
             if usage is not None:
                 record["cpu"] = usage
                 record["starved"] = list(usage.get("starved") or [])
+            record["offload"] = offload_use(evidence_of(before), evidence_of(after))
+            queues = rx_queue_use(evidence_of(before), evidence_of(after))
+            if queues is not None:
+                record["rx_queues"] = queues
         return record
 
     def trial(self, entry, load, duration):

@@ -132,6 +132,10 @@ def argument_spec():
         metadata=dict(type="dict", default={}),
         dut_health=dict(type="bool", default=True),
         dut_interfaces=dict(type="list", elements="str", default=[]),
+        dut_tc_devices=dict(type="list", elements="str", default=[]),
+        dut_queue_devices=dict(type="list", elements="str", default=[]),
+        dut_conntrack=dict(type="bool", default=False),
+        dut_all_flows=dict(type="bool", default=False),
         retries=dict(type="int", default=1),
         reconnects=dict(type="int", default=3),
         reconnect_delay=dict(type="float", default=2.0),
@@ -362,7 +366,7 @@ def _check_latency(args, errors):
 
 
 def _check_results(args, errors):
-    """results_dir, run_id, datapath, dut_interfaces."""
+    """results_dir, run_id, datapath, dut_interfaces, dut_tc_devices, dut_queue_devices."""
     if not args["results_dir"]:
         errors.append("results_dir: give the directory (on the controller) where the results JSON and CSV go")
     if args["run_id"] is not None and not RUN_ID_RE.match(args["run_id"]):
@@ -372,6 +376,9 @@ def _check_results(args, errors):
     if not all(args["dut_interfaces"]):
         errors.append("dut_interfaces: %s must be a list of interface names of the DUT (their driver, firmware and PSID are recorded)"
                       % _show(args["dut_interfaces"]))
+    for name in ("dut_tc_devices", "dut_queue_devices"):
+        if not all(args[name]):
+            errors.append("%s: %s must be a list of device names of the DUT, DEV or NAMESPACE/DEV" % (name, _show(args[name])))
 
 
 def _check_testpmd_ports(options, errors):

@@ -38,7 +38,7 @@ def test_dut_health_reads_pid_flows_and_pmd(monkeypatch, tmp_path):
     (tmp_path / "core.ovs-vswitchd.1").write_text("")
     (tmp_path / "unrelated.log").write_text("")
     table = {
-        ("/usr/bin/ovs-appctl", "dpctl/dump-flows", "type=offloaded"):
+        ("/usr/bin/ovs-appctl", "dpctl/dump-flows", "-m", "type=offloaded"):
             (0, read(os.path.join(ROOT, "tests", "fixtures", "ovs_dpctl_dump_flows_offloaded_cx6_tc.txt")), ""),
         ("/usr/bin/ovs-appctl", "dpif-netdev/pmd-stats-show"):
             (0, read(os.path.join(HERE, "fixtures", "ovs_appctl_pmd_stats_show_netdev_main_thread.txt")), ""),
@@ -50,6 +50,7 @@ def test_dut_health_reads_pid_flows_and_pmd(monkeypatch, tmp_path):
     assert result["changed"] is False and result["pid"] == 4457 and result["start_time"] == 123456
     assert result["core_dumps"] == [str(tmp_path / "core.ovs-vswitchd.1")]
     assert result["offloaded_flows"] > result["offloaded_flows_with_packets"] > 0
+    assert len(result["flow_counters"]) == result["offloaded_flows"] and result["all_flows"] is False
     assert result["pmd"]["main"]["packets_received"] == 3847
     assert result["system"] is None and len(calls) == len(table)
     assert result["cpu"]["clk_tck"] == os.sysconf("SC_CLK_TCK") and isinstance(result["cpu"]["monotonic"], float)

@@ -616,3 +616,46 @@ def test_latency_skips_packet_groups_the_generator_already_knows(tmp_path, monke
     document = validate(result["results_file"])
     assert [point["pg_id"] for point in document["searches"][0]["latency"]["points"]] == [101, 102]
     assert document["latency_next_pg_id"] == 103
+
+
+class HealthAndEvidence(Health):
+    """dut_health as Health, and offload_facts with the tc filters, conntrack and receive queues it was asked for."""
+
+    def __init__(self):
+        super(HealthAndEvidence, self).__init__()
+        self.evidence_args = []
+
+    def __call__(self, module_name, module_args, task_vars):
+        if module_name != "offload.testbed.offload_facts":
+            return super(HealthAndEvidence, self).__call__(module_name, module_args, task_vars)
+        self.evidence_args.append(module_args)
+        count = len(self.evidence_args)
+        return {"changed": False, "tc": {"p0": {}}, "conntrack": {"entries": 2, "offload": 0, "hw_offload": 2},
+                "queues": {"eth1": {"counter": "rx_queue_N_packets", "packets": {"0": 100 * count, "1": 100 * count}}}, "notes": []}
+
+
+def test_offload_evidence_is_read_around_every_trial_when_asked(tmp_path, monkeypatch, listener):
+    monkeypatch.setattr(action_mod, "load_client", lambda client, client_path: fake_api())
+    modules = HealthAndEvidence()
+    result = run(make_action(bench_args(listener, tmp_path, dut_tc_devices=["p0"], dut_queue_devices=["eth1"], dut_conntrack=True,
+                                        dut_all_flows=True), health=modules))
+    assert not result.get("failed"), result.get("msg")
+    assert modules.evidence_args[0] == {"dump_flows": "none", "pmd_stats_command": "", "tc_devices": ["p0"], "queue_devices": ["eth1"],
+                                        "conntrack": True}
+    # the first dut_health reading (system, before the run) reads no evidence; every trial's before and after does
+    assert modules.args_seen[0]["system"] is True and "all_flows" not in modules.args_seen[0]
+    assert all(args.get("all_flows") is True for args in modules.args_seen[1:]) and len(modules.evidence_args) == modules.calls - 1
+    trial = validate(result["results_file"])["searches"][0]["trials"][0]
+    assert trial["rx_queues"]["eth1"]["max_over_mean"] == 1.0 and trial["rx_queues"]["eth1"]["queues_with_traffic"] == 2
+    assert trial["offload"]["conntrack"]["hw_offload"] == 2 and trial["offload"]["tc"] == {"p0": {
+        "filters": 0, "in_hw": 0, "not_in_hw": 0, "skip_sw": 0, "skip_hw": 0, "in_hw_packets": 0, "not_in_hw_packets": 0}}
+
+
+def test_without_evidence_options_only_dut_health_runs(tmp_path, monkeypatch, listener):
+    monkeypatch.setattr(action_mod, "load_client", lambda client, client_path: fake_api())
+    modules = HealthAndEvidence()
+    result = run(make_action(bench_args(listener, tmp_path), health=modules))
+    assert not result.get("failed"), result.get("msg")
+    assert modules.evidence_args == [] and all("all_flows" not in args for args in modules.args_seen)
+    trial = validate(result["results_file"])["searches"][0]["trials"][0]
+    assert "rx_queues" not in trial and trial["offload"]["offloaded_share"] is None

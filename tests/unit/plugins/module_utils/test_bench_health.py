@@ -154,7 +154,7 @@ def test_a_preempted_pmd_thread_is_starved():
     assert record["pmd_threads"] == [{"tid": 4470, "name": "pmd-c01/id:5", "cpu": 1, "core": 1, "ticks": 92, "share": 0.4106,
                                       "polling": True}]
     assert record["pmd_stats"] == [{"thread": "pmd1", "numa": 0, "core": 1, "idle_cycles": 3000, "processing_cycles": 9000,
-                                    "processing": 0.75, "polling": True}]
+                                    "processing": 0.75, "polling": True, "packets": 890, "cycles_per_packet": 10.1}]
     assert record["others"] == 1.3076
     assert record["starved"] == ["pmd-c01/id:5 got 0.41 of CPU 1; other tasks used 1.31 CPUs",
                                  "the hypervisor stole 7.8 % of the CPU time (steal)"]
@@ -206,7 +206,7 @@ def test_pmd_statistics_cleared_during_the_trial_count_from_the_clearing():
     cleared = {"pmd1": {"numa": 0, "core": 1, "idle_cycles": 100, "processing_cycles": 300}}
     record = bh.cpu_use(*one_busy(pmd=(STATS_BEFORE, cleared)))
     assert record["pmd_stats"] == [{"thread": "pmd1", "numa": 0, "core": 1, "idle_cycles": 100, "processing_cycles": 300,
-                                    "processing": 0.75, "polling": True}]
+                                    "processing": 0.75, "polling": True, "packets": 0, "cycles_per_packet": None}]
 
 
 def test_cpu_use_without_counters_is_empty_and_not_starved():

@@ -36,7 +36,8 @@ FORMER_KEYS = {
     "warmup_duration", "warmup_load", "settle", "results_dir", "run_id", "datapath", "metadata", "dut_health", "dut_interfaces",
     "max_trials", "retries", "latency_loads", "latency_pps", "latency_duration", "latency_pg_id",
 }
-NEW_KEYS = {"repeat", "reconnects", "reconnect_delay", "line_rate_gbps", "generator", "testpmd"}
+NEW_KEYS = {"repeat", "reconnects", "reconnect_delay", "line_rate_gbps", "generator", "testpmd",
+            "dut_tc_devices", "dut_queue_devices", "dut_conntrack", "dut_all_flows"}
 
 
 def validate(task_args):
