@@ -177,16 +177,28 @@ class FrameRing:
         for i in range(2 * self.count):
             self._prefix.append(self._prefix[-1] + self.lengths[i % self.count])
         self.pos = 0
+        # a fieldengine.FlowCycle: the frames of the next slots are written from it before they are sent
+        self.cycle = None
+
+    def _refill(self, n):
+        """Write the cycle's next ``n`` frames into the slots from ``pos`` on (every frame of a cycle has its slot's length)."""
+        for i, frame in enumerate(self.cycle.peek(n)):
+            slot = (self.pos + i) % self.count
+            ctypes.memmove(self._iov[slot].base, frame, self.lengths[slot])
 
     def send(self, fd, n):
         """Send up to ``n`` frames; return (frames sent, bytes sent). Raises OSError only when none was sent."""
         n = min(n, self.count, MAX_BATCH)
         if n <= 0:
             return 0, 0
+        if self.cycle is not None:
+            self._refill(n)
         sent = _LIBC.sendmmsg(fd, self._msgs_addr + self.pos * MMSG_SIZE, n, 0)
         if sent < 0:
             err = ctypes.get_errno()
             raise OSError(err, os.strerror(err))
+        if self.cycle is not None:
+            self.cycle.advance(sent)
         nbytes = self._prefix[self.pos + sent] - self._prefix[self.pos]
         self.pos = (self.pos + sent) % self.count
         return sent, nbytes
@@ -238,21 +250,26 @@ class TxRing:
             raise
         self.lengths = [len(f) for f in frames]
         self.nbytes = sum(self.lengths)
+        self.frame_size = frame_size
         for slot in range(self.slots):
-            frame = frames[slot % self.count]
-            off = slot * frame_size
-            struct.pack_into("II", self.map, off, 0, self.vnet + len(frame))
-            if self.vnet:
-                # virtio_net_hdr: no checksum offload, no GSO, hdr_len = the whole frame (copied into the skb's head)
-                struct.pack_into("=BBHHHH", self.map, off + TPACKET2_DATA, 0, 0, len(frame), 0, 0, 0)
-            data = off + TPACKET2_DATA + self.vnet
-            self.map[data:data + len(frame)] = frame
+            self._write_slot(slot, frames[slot % self.count])
         self.stride = frame_size // 4
         self.status = memoryview(self.map).cast("I")
         self._prefix = [0]
         for slot in range(self.slots):
             self._prefix.append(self._prefix[-1] + self.lengths[slot % self.count])
         self.pos = 0
+        # a fieldengine.FlowCycle: the frames of the next slots are written from it before they are sent
+        self.cycle = None
+
+    def _write_slot(self, slot, frame):
+        off = slot * self.frame_size
+        struct.pack_into("II", self.map, off, 0, self.vnet + len(frame))
+        if self.vnet:
+            # virtio_net_hdr: no checksum offload, no GSO, hdr_len = the whole frame (copied into the skb's head)
+            struct.pack_into("=BBHHHH", self.map, off + TPACKET2_DATA, 0, 0, len(frame), 0, 0, 0)
+        data = off + TPACKET2_DATA + self.vnet
+        self.map[data:data + len(frame)] = frame
 
     @staticmethod
     def _geometry(frame_size, count):
@@ -277,6 +294,10 @@ class TxRing:
         if seg.tobytes() != _ZEROS[:4 * n]:
             self.sock.send(b"", socket.MSG_DONTWAIT)
             return 0, 0
+        if self.cycle is not None:
+            # the slots are free (the kernel sent them): the cycle's next frames go in before they are marked
+            for i, frame in enumerate(self.cycle.take(n)):
+                self._write_slot(self.pos + i, frame)
         seg[:] = _ONES[:n]
         # From here the frames are the kernel's: it sends each slot marked TP_STATUS_SEND_REQUEST once, and
         # one it could not send yet (ENOBUFS, a full queue) stays marked and goes at the next flush. So

@@ -5,7 +5,8 @@ It enters the namespace with ``setns(2)`` before it opens any socket or starts
 any thread, then talks to the server over its stdin/stdout: JSON commands in,
 JSON events out (one object per line).
 
-- TX: the streams' frame rings (built by :mod:`softgen.fieldengine`) are sent
+- TX: the streams' frame rings (built by :mod:`softgen.fieldengine`; a program longer than
+  the ring, a million flows, refills its slots from a ``FlowCycle`` as they go) are sent
   from an AF_PACKET socket bound to the interface, through a
   ``PACKET_TX_RING`` (``--tx-mode ring``, the default, or ``ring-frags``; see
   :mod:`softgen.fastio`) or with ``sendmmsg`` (``--tx-mode sendmmsg``, and
@@ -44,7 +45,7 @@ import threading
 import time
 
 from softgen import fastio
-from softgen.fieldengine import DEFAULT_RING_CAP, FieldEngineError, build_ring
+from softgen.fieldengine import DEFAULT_RING_CAP, FieldEngineError, build_source
 from softgen.latency import LatencyStats, unpack_trailer, write_trailer
 
 SIOCGIFHWADDR = 0x8927
@@ -446,11 +447,13 @@ class PortWorker:
         flows = {}
         try:
             for spec in cmd["streams"]:
-                frames = build_ring(base64.b64decode(spec["packet"]), spec.get("vm"), self.ring_cap, spec.get("seed"))
+                frames, cycle = build_source(base64.b64decode(spec["packet"]), spec.get("vm"), self.ring_cap, spec.get("seed"))
                 if spec.get("pg"):
+                    # a flow-stats stream sends at latency rates: the ring's frames, round and round
                     ring = TrailerRing(frames, self.tx, self.new_flow(flows, spec["pg"]["hw_id"]))
                 else:
                     ring = NullRing(frames) if self.null else self.make_ring(frames)
+                    ring.cycle = cycle
                 self.streams[spec["id"]] = TxStream(spec, ring)
         except (FieldEngineError, ValueError, KeyError) as exc:
             self.emit(ev="error", msg="start failed: {0}".format(exc))
@@ -588,15 +591,18 @@ class PortWorker:
 
 
 class NullRing:
-    """Ring for a ``null`` port: sends nothing, accepts everything."""
+    """Ring for a ``null`` port: sends nothing, accepts everything (with a ``cycle``, its frames are built as for a real port)."""
 
     def __init__(self, frames):
         self.count = len(frames)
         self.lengths = [len(f) for f in frames]
         self.pos = 0
+        self.cycle = None
 
     def send(self, _fd, n):
         n = min(n, fastio.MAX_BATCH)
+        if self.cycle is not None:
+            self.cycle.take(n)
         nbytes = 0
         for _i in range(n):
             nbytes += self.lengths[self.pos]

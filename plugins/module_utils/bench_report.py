@@ -21,6 +21,8 @@ from ansible_collections.offload.testbed.plugins.module_utils.bench_report_rende
 from ansible_collections.offload.testbed.plugins.module_utils.bench_schema import READABLE_SCHEMA_VERSIONS
 
 ADVICE = "run with bench_repeat >= %d to know" % stats.ADVISED_REPEATS
+# the flow scale plot's file (bench_report_plots.flow_plots)
+FLOWS_PNG = "flows.png"
 
 
 def compare_error(labels, name="compare"):
@@ -75,6 +77,7 @@ def _goal_row(document, repeats, name):
         "upper_bound": stats.median([goal["upper_bound"] for goal in goals]), "generator_limited": summary["generator_limited"],
         "repeats": summary["repeats"], "repeats_planned": max(planned_repeats(document), summary["repeats"]), "summary": summary,
         "line_rate_gbps": (document.get("search") or {}).get("line_rate_gbps"), "bound_trials": bound_trials(repeats, name),
+        "flows": profile.get("flows", 1), "flow_counts": (document.get("search") or {}).get("flow_counts"),
     }
 
 
@@ -82,7 +85,9 @@ def rows_of(documents):
     """One row per (run, profile, goal) over the complete searches of every readable document.
 
     ``{"run_id", "datapath", "scenario", "protocol", "frame_size", "direction", "goal", "loss_ratio",
-    "lower_bound", "upper_bound", "generator_limited", "repeats", "repeats_planned", "summary", "line_rate_gbps"}``:
+    "lower_bound", "upper_bound", "generator_limited", "repeats", "repeats_planned", "summary", "line_rate_gbps", "flows",
+    "flow_counts"}``: ``flows`` the search's flow count, ``flow_counts`` the run's list of them (``search.flow_counts``, None
+    for a run of one count);
     ``lower_bound`` is the median of the repeats' lower bounds, ``upper_bound`` the median of their
     upper bounds, ``generator_limited`` true when any repeat's is, ``summary`` what
     ``bench_stats.summarize_bounds`` returns for the complete repeats (recomputed from the searches,
@@ -100,7 +105,8 @@ def rows_of(documents):
 
 
 def latency_rows_of(documents):
-    """One row per latency trial of the complete searches (the last run per datapath x scenario x protocol x frame size).
+    """One row per latency trial of the complete searches (the last run per datapath x scenario x protocol x frame size; of a run of
+    several flow counts, its first count's).
 
     With repeats, the trials of the first repeat that measured latency (repeat 0 unless its latency was skipped):
     each repeat has a PDR of its own, and loads at fractions of different PDRs do not belong in one table.
@@ -115,17 +121,32 @@ def latency_rows_of(documents):
                 continue
             profile, latency = measured[0]["profile"], measured[0]["latency"]
             key = (document["datapath"], profile["scenario"], profile["protocol"], profile["frame_size"])
+            if key in chosen and chosen[key][0]["run_id"] == document["run_id"]:
+                continue  # a run of several flow counts: its first count's, as the bounds the speedups compare
             chosen[key] = [dict(point, run_id=document["run_id"], reference_goal=latency.get("reference_goal"),
                                 repeat=measured[0].get("repeat", 0)) for point in latency["points"]]
     return sorted(chosen.items())
 
 
-def latest(rows):
-    """The last run's row per (datapath, scenario, protocol, frame size, goal): run ids sort by time when they end in one."""
+def latest_rows(rows):
+    """The last run's rows per (datapath, scenario, protocol, frame size, goal): run ids sort by time when they end in one.
+
+    One row per key, or with a run of several flow counts (``search.flow_counts``) one per count, in the run's order.
+    """
     chosen = {}
     for row in sorted(rows, key=lambda row: row["run_id"]):
-        chosen[(row["datapath"], row["scenario"], row["protocol"], row["frame_size"], row["goal"])] = row
+        key = (row["datapath"], row["scenario"], row["protocol"], row["frame_size"], row["goal"])
+        if key in chosen and chosen[key][0]["run_id"] == row["run_id"]:
+            chosen[key].append(row)
+        else:
+            chosen[key] = [row]
     return chosen
+
+
+def latest(rows):
+    """The last run's row per (datapath, scenario, protocol, frame size, goal); of a run of several flow counts, its first count's
+    (the speedups and the bars compare those; the bounds and flow scale tables show every count)."""
+    return {key: found[0] for key, found in latest_rows(rows).items()}
 
 
 def _missing_note(left, right, datapath_a, datapath_b):
@@ -223,23 +244,41 @@ def rate_cells(pps, frame_size, line_rate_gbps=None, share=True):
     return cells + [units.share_text(units.line_share(pps, frame_size, line_rate_gbps))] if share else cells
 
 
+def _row_order(row):
+    return (row["datapath"], row["scenario"], row["protocol"], row["frame_size"], row["flows"], row["loss_ratio"])
+
+
 def bound_rows(rows):
-    """The latest runs' rows in the order of the bounds table: datapath, scenario, protocol, frame size, loss ratio."""
-    return sorted(latest(rows).values(), key=lambda row: (row["datapath"], row["scenario"], row["protocol"], row["frame_size"], row["loss_ratio"]))
+    """The latest runs' rows in the order of the bounds table: datapath, scenario, protocol, frame size, flows, loss ratio
+    (every flow count of a run of several)."""
+    return sorted((row for found in latest_rows(rows).values() for row in found), key=_row_order)
+
+
+def flow_scaled(row):
+    """Whether the row's run searched several flow counts (``search.flow_counts``)."""
+    return len(row.get("flow_counts") or ()) > 1
+
+
+def _head_cells(row, flows):
+    """The cells that name a bound: datapath, scenario, protocol, frame size, with ``flows`` the flow count, goal, loss ratio."""
+    return ([row["datapath"], row["scenario"], row["protocol"], "%d B" % row["frame_size"]] + (["%d" % row["flows"]] if flows else [])
+            + [row["goal"], "%g" % row["loss_ratio"]])
 
 
 def results_table(rows):
-    """Header and lines of the bounds table (one line per datapath x scenario x protocol x frame size x goal).
+    """Header and lines of the bounds table (one line per datapath x scenario x protocol x frame size x goal; with a run of
+    several flow counts, a ``flows`` column and a line per flow count too).
 
     With one repeat everywhere the table of schema version 1 (lower and upper bound of the one search);
     with repeats the median lower bound, its min to max, spread, riqr, the repeats and the median upper bound.
     The lower bound comes with its Gbps on the wire (L1) and its share of the line rate.
     """
     order = bound_rows(rows)
-    head = ["datapath", "scenario", "protocol", "frame", "goal", "loss ratio"]
+    flows = any(flow_scaled(row) for row in order)
+    head = ["datapath", "scenario", "protocol", "frame"] + (["flows"] if flows else []) + ["goal", "loss ratio"]
     if not repeated(order):
         header = head + ["lower bound", "Gbps (L1)", "line share", "upper bound", "note"]
-        return header, [[row["datapath"], row["scenario"], row["protocol"], "%d B" % row["frame_size"], row["goal"], "%g" % row["loss_ratio"]]
+        return header, [_head_cells(row, flows)
                         + rate_cells(row["lower_bound"], row["frame_size"], row["line_rate_gbps"]) + [_pps(row["upper_bound"]), _limited_cell(row)]
                         for row in order]
     header = head + ["lower bound (median)", "Gbps (L1)", "line share", "min to max", "spread", "riqr", "repeats", "upper bound (median)", "note"]
@@ -247,7 +286,7 @@ def results_table(rows):
     for row in order:
         summary = row["summary"]
         several = summary["repeats"] > 1
-        lines.append([row["datapath"], row["scenario"], row["protocol"], "%d B" % row["frame_size"], row["goal"], "%g" % row["loss_ratio"]]
+        lines.append(_head_cells(row, flows)
                      + rate_cells(row["lower_bound"], row["frame_size"], row["line_rate_gbps"])
                      + [units.pps_range_text(summary["min"], summary["max"]) if several else "-",
                         _percent(summary["spread"]) if several else "-", _percent(summary["riqr"]), _repeats_cell(row),
@@ -284,6 +323,56 @@ def results_notes(rows):
             "upper bound (median): the median of the repeats' upper bounds. A spread of 20 % says that the repeats' bounds lay in a "
             "range 20 % of the median wide: a difference between two rows smaller than their spreads is not shown by them. "
             "Repeats \"3 of 5\": 3 of the 5 repeats asked for are done (the run has not finished)."]
+
+
+def flow_groups(rows):
+    """The bounds of the latest runs of several flow counts (``search.flow_counts``), for the flow scale table and plot.
+
+    ``[((datapath, scenario, protocol, frame size), [(flows, {goal: row}), ...]), ...]``: the flow counts in ascending order,
+    the groups in the bounds table's order; empty when no run shown searched several flow counts.
+    """
+    groups = {}
+    for row in bound_rows(rows):
+        if flow_scaled(row):
+            counts = groups.setdefault((row["datapath"], row["scenario"], row["protocol"], row["frame_size"]), {})
+            counts.setdefault(row["flows"], {})[row["goal"]] = row
+    return [(key, sorted(counts.items())) for key, counts in groups.items()]
+
+
+def _goal_names(groups):
+    """The goals of the flow scale groups, lowest loss ratio first."""
+    ratios = {name: row["loss_ratio"] for _key, counts in groups for _flows, goals in counts for name, row in goals.items()}
+    return sorted(ratios, key=lambda name: (ratios[name], name))
+
+
+def _scaled_cell(row, fewest):
+    """The bound, and beside it its share of the same goal's bound at the fewest flows (``-`` when not measured)."""
+    if row is None:
+        return "-"
+    if fewest is None or row is fewest or not fewest["lower_bound"]:
+        return _pps(row["lower_bound"])
+    return "%s (%s)" % (_pps(row["lower_bound"]), _percent(row["lower_bound"] / fewest["lower_bound"]))
+
+
+def flows_table(rows):
+    """Header and lines of the flow scale table: per datapath x scenario x protocol x frame size, a line per flow count with every
+    goal's lower bound (the median over the repeats) and its share of the bound at the fewest flows."""
+    groups = flow_groups(rows)
+    names = _goal_names(groups)
+    header = ["datapath", "scenario", "protocol", "frame", "flows"] + names + ["note"]
+    lines = []
+    for key, counts in groups:
+        fewest = counts[0][1]
+        for flows, goals in counts:
+            limited = [name for name in names if name in goals and goals[name]["generator_limited"]]
+            lines.append([key[0], key[1], key[2], "%d B" % key[3], "%d" % flows] + [_scaled_cell(goals.get(name), fewest.get(name)) for name in names]
+                         + ["generator-limited: %s" % ", ".join(limited) if limited else ""])
+    return header, lines
+
+
+FLOWS_NOTE = ("Each line is a search of its own at that number of flows (source addresses from src_base, trex_bench flows as a list): the "
+              "lower bound of each goal (with repeats, their median) and, in brackets, its share of the same goal's bound at the fewest "
+              "flows of the run (its first line).")
 
 
 def ratio_cell(entry):
@@ -361,8 +450,9 @@ def tables_of(documents, compare=None, goal="pdr", images=()):
     """The report's sections in order, and the speedup entries (empty without ``compare``).
 
     The sections are tables ``(heading, header, lines, paragraphs)``: the conditions first, then with ``compare``
-    the speedups, the bounds, the offload evidence and CPU cost at the bounds (when the trials recorded them), the
-    plots (``images``, a list of (caption, file name), as ``render.Figures``), the latency and the runs.
+    the speedups, the bounds, with runs of several flow counts the bounds against the number of flows, the offload
+    evidence and CPU cost at the bounds (when the trials recorded them), the plots (``images``, a list of (caption, file name),
+    as ``render.Figures``), the latency and the runs.
     """
     rows = rows_of(documents)
     shown = shown_documents(documents, rows)
@@ -372,7 +462,12 @@ def tables_of(documents, compare=None, goal="pdr", images=()):
         entries, compared = _compare_tables(rows, compare, goal)
         tables += compared
     tables.append(("Bounds per datapath, scenario, protocol and frame size",) + results_table(rows) + (results_notes(rows) + units_notes(rows),))
-    evidence = evidence_table(bound_rows(rows))
+    # one line per bound of the speedups and bars (a run of several flow counts: its first count; the table has no flows column)
+    if flow_groups(rows):
+        plotted = ["The plot %s shows the same bounds against the number of flows (log scale)." % name for _caption, name in images
+                   if name == FLOWS_PNG]
+        tables.append(("Bounds against the number of flows",) + flows_table(rows) + ([FLOWS_NOTE] + plotted,))
+    evidence = evidence_table(sorted(latest(rows).values(), key=_row_order))
     if evidence:
         tables.append(("Offload evidence and CPU cost at the bounds",) + evidence)
     if images:

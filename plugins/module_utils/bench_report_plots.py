@@ -1,9 +1,11 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What the report's plots show, as data: the loss plot's window and goal lines, the bars' values.
+"""What the report's plots show, as data: the loss plot's window and goal lines, the bars' values, the flow scale series.
 
 The ``bench_report`` module draws them with matplotlib; these functions choose
-the numbers, so they can be tested without it.
+the numbers, so they can be tested without it. The flow scale plot (each goal's
+bound against the number of flows, log x axis) is drawn here (:func:`flow_plots`)
+when matplotlib imports, and is left out when it does not.
 
 The loss plot's x range is set by the goals' bounds, not by the first trial at
 the maximum load: from the lowest lower bound to the highest upper bound,
@@ -15,9 +17,20 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import io
 import math
 
+from ansible_collections.offload.testbed.plugins.module_utils import bench_report as report
 from ansible_collections.offload.testbed.plugins.module_utils import bench_stats as stats
+
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
+    HAS_MATPLOTLIB = True
+except ImportError:
+    HAS_MATPLOTLIB = False
 
 SPAN_MARGIN = 0.3
 HIGH_MARGIN = 0.15
@@ -92,3 +105,79 @@ def bar_values(row):
     if row is None:
         return 0.0, 0.0, 0.0, 0.0, False
     return row["lower_bound"], row["upper_bound"], row["summary"]["min"], row["summary"]["max"], bool(row["generator_limited"])
+
+
+def flow_series(groups):
+    """One series per group of ``bench_report.flow_groups`` x goal (lowest loss ratio first), in ascending flow counts.
+
+    ``{"label", "goal", "loss_ratio", "flows", "lower_bound", "low", "high", "generator_limited", "repeats"}``: ``lower_bound``
+    the medians over the repeats, ``low`` and ``high`` the repeats' min and max lower bounds, lists along ``flows``.
+    """
+    series = []
+    for (datapath, scenario, protocol, frame_size), counts in groups:
+        names = sorted({name for _flows, goals in counts for name in goals},
+                       key=lambda name: (min(goals[name]["loss_ratio"] for _flows, goals in counts if name in goals), name))
+        for name in names:
+            points = [(flows, goals[name]) for flows, goals in counts if name in goals]
+            series.append({"label": "%s %s %s %d B" % (datapath, scenario, protocol, frame_size), "goal": name,
+                           "loss_ratio": points[0][1]["loss_ratio"], "flows": [flows for flows, _row in points],
+                           "lower_bound": [row["lower_bound"] for _flows, row in points],
+                           "low": [row["summary"]["min"] for _flows, row in points], "high": [row["summary"]["max"] for _flows, row in points],
+                           "generator_limited": [bool(row["generator_limited"]) for _flows, row in points],
+                           "repeats": max(row["repeats"] for _flows, row in points)})
+    return series
+
+
+FLOW_MARKERS = ("o", "s", "^", "D")
+
+
+def _flow_lines(axes, series):
+    """A line per series (colour per group, marker and style per goal), the repeats' min to max as error bars, generator-limited points crossed."""
+    labels = sorted({item["label"] for item in series})
+    goals = []
+    for item in series:
+        if item["goal"] not in goals:
+            goals.append(item["goal"])
+    for item in series:
+        goal_index = goals.index(item["goal"])
+        colour = "C%d" % (labels.index(item["label"]) % 10)
+        errors = [[value - low for value, low in zip(item["lower_bound"], item["low"])],
+                  [high - value for value, high in zip(item["lower_bound"], item["high"])]]
+        axes.errorbar(item["flows"], item["lower_bound"], yerr=errors,
+                      marker=FLOW_MARKERS[goal_index % len(FLOW_MARKERS)], linestyle=("-", "--", "-.", ":")[goal_index % 4], color=colour,
+                      markersize=4, linewidth=1.2, capsize=2, label="%s, %s (loss <= %g %%)" % (item["label"], item["goal"], 100.0 * item["loss_ratio"]))
+    limited = [(flows, value) for item in series for flows, value, flag in zip(item["flows"], item["lower_bound"], item["generator_limited"]) if flag]
+    if limited:
+        axes.scatter([point[0] for point in limited], [point[1] for point in limited], marker="x", s=40, color="black", linewidths=0.9,
+                     label="generator-limited bound", zorder=4)
+
+
+def flows_plot(series):
+    """PNG bytes of each goal's lower bound against the number of flows (log x axis) of the series of :func:`flow_series`."""
+    divisor, unit = rate_scale(max(value for item in series for value in item["high"] + item["lower_bound"]))
+    figure, axes = plt.subplots(figsize=(10, 4.6))
+    _flow_lines(axes, series)
+    axes.set_xscale("log")
+    axes.set_ylim(bottom=0)
+    axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _position: "%g" % (value / divisor)))
+    axes.set_xlabel("flows (source addresses), log scale")
+    axes.set_ylabel("lower bound, frames/s, %s" % unit)
+    axes.grid(True, which="both", linewidth=0.4, alpha=0.5)
+    repeats = max(item["repeats"] for item in series)
+    axes.set_title("Bounds against the number of flows%s" % (" (the median of the repeats; error bars: their min to max)" if repeats > 1 else ""),
+                   fontsize=9, loc="left")
+    axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    figure.subplots_adjust(left=0.08, right=0.66, top=0.9, bottom=0.12)
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=90, metadata={"Software": None})
+    plt.close(figure)
+    return buffer.getvalue()
+
+
+def flow_plots(rows):
+    """``{"flows.png": (caption, PNG bytes)}`` for the rows of ``bench_report.rows_of`` with a run of several flow counts;
+    empty without one, or without matplotlib."""
+    series = flow_series(report.flow_groups(rows))
+    if not series or not HAS_MATPLOTLIB:
+        return {}
+    return {report.FLOWS_PNG: ("lower bounds against the number of flows (log scale)", flows_plot(series))}

@@ -313,7 +313,8 @@ def bars_plot(rows):
 
 
 def plots(documents, rows):
-    """``{file name: (caption, PNG bytes)}``: the bars, and the loss plot of every run x frame size with trials."""
+    """``{file name: (caption, PNG bytes)}``: the bars, the loss plot of every run x frame size with trials, and the
+    bounds against the number of flows of a run with several flow counts."""
     images = {"bars.png": ("NDR and PDR per scenario x protocol x frame size", bars_plot(rows))}
     # the runs with the most repeats first, then by run id
     for document in sorted(documents, key=lambda document: (-report.planned_repeats(document), document["run_id"])):
@@ -323,6 +324,7 @@ def plots(documents, rows):
                 size = searches[0]["profile"]["frame_size"]
                 images["loss-%s-%d.png" % (document["run_id"], size)] = (
                     "loss against offered load: %s, %d B" % (document["run_id"], size), loss_plot(document, searches))
+    images.update(plotdata.flow_plots(rows))
     return images
 
 

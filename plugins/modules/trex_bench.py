@@ -20,8 +20,8 @@ description:
     under test, where M(offload.testbed.dut_health) reads the health of Open vSwitch before and after every trial.
   - Builds the traffic from its arguments (scenario, protocol, frame sizes, flows, VLAN, direction), warms the DUT up
     (stateful scenarios need their conntrack entries before the first measured trial), then runs the multi-goal
-    throughput search of C(plugins/plugin_utils/bench/search.py) once per frame size; NDR, NDR at 0.001 % and PDR at 0.5 %
-    in one pass by default, bounds confirmed by O(final_duration) trials.
+    throughput search of C(plugins/plugin_utils/bench/search.py) once per frame size (and per flow count, with a list of
+    O(flows)); NDR, NDR at 0.001 % and PDR at 0.5 % in one pass by default, bounds confirmed by O(final_duration) trials.
   - Every finished trial is written at once to O(results_dir)/O(run_id).json (schema C(docs/results-schema.json)); a
     line per goal goes to O(results_dir)/results.csv when a frame size is done. Running again with the same O(run_id)
     resumes where the run stopped.
@@ -217,8 +217,16 @@ options:
     elements: int
     default: [64, 78, 100]
   flows:
-    description: Number of flows; source addresses run over this many addresses from O(src_base).
-    type: int
+    description:
+      - Number of flows; source addresses run over this many addresses from O(src_base) (1..16777216).
+      - Or a list of flow counts, for example C([1000, 100000, 1000000]) (each 1..16777216, each once) to see how the bound scales
+        with the number of flows (the DUT's flow rules, conntrack entries, offloaded flows); each frame size is then searched at
+        each count in turn (with O(repeat), each of those searches repeats), every search records its count (C(profile.flows)) and
+        the run the list (C(search.flow_counts)), and M(offload.testbed.bench_report) plots every goal's bound against the number
+        of flows.
+      - A run resumes (same O(run_id)) only with the same flows, and finds its searches by frame size, flow count and repeat.
+      - With O(generator=testpmd) only C(1) (or C([1])).
+    type: raw
     default: 1000
   destinations:
     description: For C(routing), number of destination addresses from O(dst_base).
@@ -478,8 +486,8 @@ resumed:
   sample: false
 searches:
   description:
-    - Per frame size, the profile, the number of repeats, the goals' bounds (frames/s, with C(generator_limited)), trials and
-      trial seconds (over all repeats).
+    - Per frame size (with a list of O(flows), per frame size and flow count, C(profile.flows)), the profile, the number of
+      repeats, the goals' bounds (frames/s, with C(generator_limited)), trials and trial seconds (over all repeats).
     - A goal's C(lower_bound) is the median over the repeats; beside it C(lower_bounds) (one per repeat), C(median), C(min),
       C(max), C(spread) and, from 4 repeats, C(q1), C(q3) and C(riqr) (module_utils/bench_stats.py). With one repeat
       C(upper_bound) and C(lower_bound_trial) are the search's own.

@@ -28,6 +28,8 @@ import ipaddress
 import json
 import struct
 
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.spec import flow_counts, flow_list
+
 FCS = 4
 ETH_LEN, VLAN_LEN, IP_LEN, UDP_LEN, TCP_LEN = 14, 4, 20, 8, 20
 TCP_SEQ, TCP_ACK = 0x10000000, 0x20000000
@@ -131,14 +133,25 @@ def build_vm(protocol, flows, destinations, src_ip, dst_ip, vlan=None):
     return program
 
 
-def build_streams(args, frame_size):
+def _flows(args, flows):
+    """The flow count of one search: ``flows`` when given, else the run's first (its only one when ``flows`` is an int)."""
+    return flow_counts(args)[0] if flows is None else flows
+
+
+def searches_of(args):
+    """``(frame size, flow count)`` of every search group of the run, in run order: per frame size, every flow count."""
+    return [(size, flows) for size in args["frame_sizes"] for flows in flow_counts(args)]
+
+
+def build_streams(args, frame_size, flows=None):
     """Per transmitting port: ``{"port": int, "frame": bytes, "vm": [...], "share": float}``.
 
-    ``share`` is the part of the aggregate load that port sends.
+    ``share`` is the part of the aggregate load that port sends; ``flows`` the flow count of the search
+    (default: the first of ``args["flows"]``, its only one when it is an int).
     """
     tx_port = args["ports"][0]
     rx_port = args["ports"][-1]
-    forward = {"port": tx_port, "src": args["src_base"], "dst": destination(args), "flows": args["flows"],
+    forward = {"port": tx_port, "src": args["src_base"], "dst": destination(args), "flows": _flows(args, flows),
                "destinations": 1 if args["scenario"] != "routing" else args["destinations"]}
     directions = [forward]
     if args["direction"] == "bidir":
@@ -155,13 +168,13 @@ def build_streams(args, frame_size):
     return streams
 
 
-def profile(args, frame_size):
-    """What makes the traffic reproducible, as stored in the results file."""
+def profile(args, frame_size, flows=None):
+    """What makes the traffic reproducible, as stored in the results file; ``flows`` the search's flow count (as in :func:`build_streams`)."""
     return {
         "scenario": args["scenario"],
         "protocol": args["protocol"],
         "frame_size": frame_size,
-        "flows": args["flows"],
+        "flows": _flows(args, flows),
         "destinations": args["destinations"] if args["scenario"] == "routing" else 1,
         "src_base": args["src_base"],
         "dst": destination(args),
@@ -202,6 +215,9 @@ def search_settings(args):
     if args.get("repeat", 1) != 1:
         # Another number of repetitions is another run; a single search keeps the fingerprint it had.
         settings["repeat"] = args["repeat"]
+    if flow_list(args):
+        # A list of flow counts: the run's searches per frame size; one count keeps the fingerprint it had.
+        settings["flow_counts"] = flow_counts(args)
     for key in _WHOLE_SETTINGS:
         if key in settings:
             settings[key] = _whole(settings[key])
@@ -211,7 +227,7 @@ def search_settings(args):
 def fingerprint(args):
     """Hash of everything that must not change between a run and its resumption (the generator too, when it is not
     TRex: a run begun with TRex is not resumed with testpmd; runs of TRex keep the hash they had)."""
-    frozen = {"profiles": [profile(args, size) for size in args["frame_sizes"]], "search": search_settings(args),
+    frozen = {"profiles": [profile(args, size, flows) for size, flows in searches_of(args)], "search": search_settings(args),
               "goals": args["goals"], "datapath": args["datapath"]}
     if args.get("generator", "trex") != "trex":
         frozen["generator"] = args["generator"]

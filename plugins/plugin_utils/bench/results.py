@@ -179,7 +179,11 @@ class Store:
         write_json_atomic(self.path, self.document)
 
     def search_entry(self, profile, repeat=0):
-        """The search of this profile and repeat, created (empty) when new."""
+        """The search of this profile and repeat, created (empty) when new.
+
+        A resumed run finds its searches here: the profile holds the frame size and the search's flow count
+        (``profile.flows``, one of ``search.flow_counts`` when ``flows`` was a list), so each frame size x flow
+        count x repeat resumes its own trials."""
         for entry in self.document["searches"]:
             if entry["profile"] == profile and entry.get("repeat", 0) == repeat:
                 return entry

@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""One bench run: every frame size, every repeat, resume, latency and the results store.
+"""One bench run: every frame size, every flow count, every repeat, resume, latency and the results store.
 
 :class:`BenchRun` sees a generator only through the interface of
 :mod:`.generator` and the device under test only through a ``health()``
@@ -22,7 +22,11 @@ What a run guarantees:
 * a trial during which the DUT was not healthy (ovs-vswitchd restarted, a new
   core dump) is recorded as invalid and run again up to ``retries`` times;
 * with ``repeat`` N each search runs N times, and the run records per goal
-  the median bound and its spread (``summaries``).
+  the median bound and its spread (``summaries``);
+* with a list of flow counts (``flows: [1000, 100000, 1000000]``) every
+  frame size is searched at every count in turn, each search's profile
+  recording its count (``profile.flows``): a resumed run finds its searches
+  by frame size, flow count and repeat.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -41,7 +45,8 @@ from ansible_collections.offload.testbed.plugins.module_utils.offload_facts impo
 from ansible_collections.offload.testbed.plugins.module_utils.bench_stats import median, summarize_bounds
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, GeneratorLost, LatencyUnsupported
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.latency import has_latency, latency_points, reference_load, summarize
-from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import build_latency_frame, profile, search_settings
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import build_latency_frame, build_streams, profile, search_settings, searches_of
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.spec import flow_list
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.results import Replay, is_generator_limited, progress_line
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import loss_of, search
 
@@ -73,12 +78,12 @@ def _goal_stats(goal, frame_size, line_rate_gbps):
 
 
 def run_stats(args, summaries, results_file):
-    """The ``set_stats`` data of a run (AWX job artifacts), one entry per search (frame size).
+    """The ``set_stats`` data of a run (AWX job artifacts), one entry per search (frame size; with a list of flow counts, frame size x flow count).
 
     Each entry names the search (scenario, protocol, frame size, datapath), the results file and the report
     ``bench_report`` writes by default, and per goal the lower and upper bound (medians over the repeats) in
     frames/s and in Gb/s on the wire (``bench_units.gbps_l1``), their share of ``line_rate_gbps`` (None when it
-    is not given) and whether the generator limited them.
+    is not given) and whether the generator limited them; with a list of flow counts, the search's ``flows``.
     """
     searches = []
     for item in summaries:
@@ -88,6 +93,8 @@ def run_stats(args, summaries, results_file):
                          "repeats": item["repeats"], "line_rate_gbps": args.get("line_rate_gbps"), "goals": goals,
                          "generator_limited": any(goal["generator_limited"] for goal in goals.values()),
                          "results_file": results_file, "report": report_file(os.path.dirname(results_file))})
+        if flow_list(args):
+            searches[-1]["flows"] = item["profile"]["flows"]
     return {"trex_bench": {args["run_id"]: searches}}
 
 
@@ -124,12 +131,13 @@ def _us(value):
 
 
 class BenchRun:
-    """The frame-size loop of one ``trex_bench`` task.
+    """The frame-size (and flow-count) loop of one ``trex_bench`` task.
 
     :param args: the validated arguments (``spec.check``).
     :param generator: a :class:`.generator.Generator`, connected.
     :param store: the run's :class:`.results.Store`, saved once.
-    :param streams: ``{frame size: profile.build_streams(args, size)}``.
+    :param streams: ``{frame size: profile.build_streams(args, size)}``; with a list of flow counts
+        those are the first count's, and the run builds the others' (``streams_for``).
     :param health: ``health()`` -> the DUT's health (``dut_health``'s
         result) or None without health checks.
     :param log, warn: callables taking one line for the user.
@@ -152,11 +160,11 @@ class BenchRun:
     # -- the run -------------------------------------------------------------
 
     def run(self):
-        """Every frame size, every repeat; returns one summary per frame size."""
+        """Every frame size, every flow count, every repeat; returns one summary per frame size (x flow count)."""
         summaries = []
-        for self.position, size in enumerate(self.args["frame_sizes"]):
-            self.generator.load(self.streams[size])
-            entries = [self.run_search(size, repeat) for repeat in range(self.args["repeat"])]
+        for self.position, (size, flows) in enumerate(searches_of(self.args)):
+            self.generator.load(self.streams_for(size, flows))
+            entries = [self.run_search(size, repeat, flows) for repeat in range(self.args["repeat"])]
             summary = self.summarize(entries)
             self.run_latency(entries[0], size, summary)
             summaries.append({"profile": entries[0]["profile"], "repeats": len(entries), "goals": returned_goals(entries, summary),
@@ -164,14 +172,22 @@ class BenchRun:
                               "trials": sum(len(entry["trials"]) for entry in entries), "latency": entries[0].get("latency")})
         return summaries
 
-    def tag(self, size, repeat):
+    def streams_for(self, size, flows):
+        """The streams of one frame size and flow count: the action's for one count, built here for the others."""
+        if flow_list(self.args) and flows != self.args["flows"][0]:
+            return build_streams(self.args, size, flows)
+        return self.streams[size]
+
+    def tag(self, size, repeat, flows=None):
         label = "%s %d B" % (self.store.run_id, size)
+        if flow_list(self.args):
+            label += ", %d flows" % flows
         return label if self.args["repeat"] == 1 else "%s, repeat %d/%d" % (label, repeat + 1, self.args["repeat"])
 
-    def run_search(self, size, repeat):
-        """One search (resumed from the trials on disk); its entry in the results document."""
-        entry = self.store.search_entry(profile(self.args, size), repeat)
-        tag = self.tag(size, repeat)
+    def run_search(self, size, repeat, flows=None):
+        """One search (resumed from the trials on disk, found by its profile, flow count included, and repeat); its entry in the results document."""
+        entry = self.store.search_entry(profile(self.args, size, flows), repeat)
+        tag = self.tag(size, repeat, flows)
         if entry["status"] == "complete":
             self.log("trex_bench %s: already complete in %s" % (tag, self.store.path))
             return entry
@@ -200,7 +216,7 @@ class BenchRun:
         """A rough estimate of the trial seconds left in the run."""
         args = self.args
         expected = len(args["goals"]) * 2 * args["final_duration"] + 6 * args["initial_duration"]
-        searches_left = (len(args["frame_sizes"]) - self.position) * args["repeat"] - entry.get("repeat", 0) - 1
+        searches_left = (len(searches_of(args)) - self.position) * args["repeat"] - entry.get("repeat", 0) - 1
         return max(0.0, expected - sum(trial["duration"] for trial in entry["trials"])) + expected * max(0, searches_left)
 
     def warm_up(self, entry, tag):

@@ -103,7 +103,8 @@ def argument_spec():
         scenario=dict(type="str", choices=list(SCENARIOS), default="routing"),
         protocol=dict(type="str", choices=list(PROTOCOLS), default="udp"),
         frame_sizes=dict(type="list", elements="int", default=list(DEFAULT_FRAME_SIZES)),
-        flows=dict(type="int", default=1000),
+        # an int (one flow count) or a list of flow counts (one search per count): checked by _check_flows
+        flows=dict(type="raw", default=1000),
         destinations=dict(type="int", default=1),
         src_base=dict(type="str", default="16.0.0.1"),
         dst_base=dict(type="str", default="48.0.0.1"),
@@ -270,16 +271,62 @@ def _past_last_address(base, count):
     return address is not None and int(address) + count - 1 > 0xFFFFFFFF
 
 
+def _whole_number(value):
+    """An int as the argument spec would convert it (a digit string from a template, a whole float), else ``value``."""
+    if isinstance(value, str) and re.match(r"^\s*[0-9]+\s*$", value):
+        return int(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def flow_counts(args):
+    """The flow counts of the run, in search order: ``[flows]`` for an int, the list as given otherwise."""
+    flows = args["flows"]
+    return list(flows) if isinstance(flows, (list, tuple)) else [flows]
+
+
+def flow_list(args):
+    """Whether ``flows`` is a list of flow counts (one search per count, each recorded with its count)."""
+    return isinstance(args.get("flows"), (list, tuple))
+
+
+def _check_flows(args, errors):
+    """flows: an integer in 1..MAX_FLOWS, or a non-empty list of different ones (normalized in ``args``)."""
+    flows = args["flows"]
+    if not isinstance(flows, (list, tuple)):
+        args["flows"] = flows = _whole_number(flows)
+        if not _int_in(flows, 1, MAX_FLOWS):
+            errors.append("flows: %s must be an integer in 1..%d, or a list of them (one search per flow count), e.g. [1000, 100000, 1000000]"
+                          % (_show(flows), MAX_FLOWS))
+        return
+    args["flows"] = flows = [_whole_number(count) for count in flows]
+    if not flows:
+        errors.append("flows: [] lists no flow count; give an integer in 1..%d, e.g. 1000, or a list of them, e.g. [1000, 100000, 1000000]"
+                      % MAX_FLOWS)
+    first = {}
+    for index, count in enumerate(flows):
+        if not _int_in(count, 1, MAX_FLOWS):
+            errors.append("flows[%d]: %s must be an integer in 1..%d, the number of source addresses of that search"
+                          % (index, _show(count), MAX_FLOWS))
+        elif count in first:
+            errors.append("flows[%d]: %d is flows[%d] again; list each flow count once" % (index, count, first[count]))
+        else:
+            first[count] = index
+
+
 def _check_addresses(args, errors):
     """flows and destinations, the address ranges, the scenario's destination, direction."""
-    for name, top in (("flows", MAX_FLOWS), ("destinations", MAX_DESTINATIONS)):
-        if not _int_in(args[name], 1, top):
-            errors.append("%s: %s must be an integer in 1..%d" % (name, _show(args[name]), top))
+    _check_flows(args, errors)
+    if not _int_in(args["destinations"], 1, MAX_DESTINATIONS):
+        errors.append("destinations: %s must be an integer in 1..%d" % (_show(args["destinations"]), MAX_DESTINATIONS))
     for name in ("src_base", "dst_base"):
         if _ipv4(args[name]) is None:
             errors.append("%s: %s is not an IPv4 address" % (name, _show(args[name])))
-    if _is_int(args["flows"]) and _past_last_address(args["src_base"], args["flows"]):
-        errors.append("flows: %d sources from src_base %s run past 255.255.255.255" % (args["flows"], args["src_base"]))
+    counts = [count for count in flow_counts(args) if _int_in(count, 1, MAX_FLOWS)]
+    if counts and _past_last_address(args["src_base"], max(counts)):
+        name = "flows" if not flow_list(args) else "flows[%d]" % flow_counts(args).index(max(counts))
+        errors.append("%s: %d sources from src_base %s run past 255.255.255.255" % (name, max(counts), args["src_base"]))
     if args["scenario"] == "routing" and _is_int(args["destinations"]) and _past_last_address(args["dst_base"], args["destinations"]):
         errors.append("destinations: %d destinations from dst_base %s run past 255.255.255.255" % (args["destinations"], args["dst_base"]))
     if args["scenario"] == "nat" and _ipv4(args["nat_address"]) is None:
@@ -419,7 +466,7 @@ def testpmd_traffic_errors(args):
                       "or generator trex" % args["protocol"])
     if args["direction"] != "uni":
         errors.append("direction: %s is not supported by generator testpmd (one port sends); use direction uni" % args["direction"])
-    if args["flows"] != 1 or (args["scenario"] == "routing" and args["destinations"] != 1):
+    if flow_counts(args) != [1] or (args["scenario"] == "routing" and args["destinations"] != 1):
         errors.append("flows: %s (destinations %s) with generator testpmd: txonly sends one flow; set flows: 1 and destinations: 1"
                       % (_show(args["flows"]), _show(args["destinations"])))
     if args["vlan"] is not None:

@@ -111,7 +111,6 @@ def test_rx_server_gets_its_default_ports():
     ({"frobnicate": True}, "frobnicate. Supported parameters include"),
     ({"final_duration": "soon"}, "argument 'final_duration' is of type str and we were unable to convert to float"),
     ({"upper_bound_duration": "short"}, "argument 'upper_bound_duration' is of type str"),
-    ({"flows": 1.5}, "argument 'flows' is of type float and we were unable to convert to int"),
     ({"frame_sizes": [64, "jumbo"]}, "Elements value for option 'frame_sizes'"),
     ({"goals": [{"name": "x"}]}, "missing required arguments: loss_ratio found in goals"),
     ({"goals": [{"name": "x", "loss_ratio": 0, "colour": "red"}]}, "goals.colour"),
@@ -197,6 +196,63 @@ def test_results_dir_is_required():
 def test_bad_values_are_named_with_the_fix(overrides, needle):
     errors = errors_of(**overrides)
     assert any(needle in error for error in errors), errors
+
+
+# ---------------------------------------------------------------------------
+# flows: one count or a list of counts (flow scale)
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("flows, expected", [
+    (1000, 1000),
+    ("1000", 1000),
+    (4096.0, 4096),
+    ([1000, 100000, 1048576], [1000, 100000, 1048576]),
+    (["1000", 64000], [1000, 64000]),
+    ([1], [1]),
+    ([1 << 24, 1], [1 << 24, 1]),
+])
+def test_flows_is_a_count_or_a_list_of_counts(flows, expected):
+    args = args_of(flows=flows)
+    assert args["flows"] == expected and type(args["flows"]) is type(expected)
+    assert spec.flow_counts(args) == (expected if isinstance(expected, list) else [expected])
+    assert spec.flow_list(args) is isinstance(expected, list)
+
+
+@pytest.mark.parametrize("flows, needles", [
+    (1.5, ["flows: 1.5 must be an integer in 1..16777216, or a list of them"]),
+    ("many", ["flows: 'many' must be an integer in 1..16777216"]),
+    (True, ["flows: True must be an integer"]),
+    ([], ["flows: [] lists no flow count; give an integer in 1..16777216"]),
+    ([1000, 0, 2000], ["flows[1]: 0 must be an integer in 1..16777216, the number of source addresses of that search"]),
+    ([1000, 1 << 25], ["flows[1]: 33554432 must be an integer in 1..16777216"]),
+    ([1000, "lots", 1000, 2.5], ["flows[1]: 'lots' must be an integer", "flows[2]: 1000 is flows[0] again; list each flow count once",
+                                 "flows[3]: 2.5 must be an integer"]),
+    ([{"count": 5}], ["flows[0]: {'count': 5} must be an integer"]),
+])
+def test_bad_flow_counts_are_named_each_with_the_fix(flows, needles):
+    errors = errors_of(flows=flows)
+    flow_errors = [error for error in errors if error.startswith("flows")]
+    assert len(flow_errors) == len(needles), errors
+    for needle, error in zip(needles, flow_errors):
+        assert needle in error, errors
+
+
+def test_the_largest_flow_count_is_checked_against_the_address_space():
+    errors = errors_of(src_base="255.255.0.0", flows=[1000, 1 << 20, 10])
+    assert "flows[1]: 1048576 sources from src_base 255.255.0.0 run past 255.255.255.255" in errors
+    args_of(src_base="255.255.0.0", flows=[1000, 65536])
+
+
+def test_flow_count_errors_come_with_the_others_at_once():
+    errors = errors_of(flows=[0, 5, 5], vlan=5000, width=1)
+    assert [error.split(":")[0] for error in errors] == ["vlan", "flows[0]", "flows[2]", "width"]
+
+
+def test_testpmd_accepts_one_flow_in_either_form():
+    assert spec.testpmd_traffic_errors(args_of(flows=[1])) == []
+    assert spec.testpmd_traffic_errors(args_of(flows=1)) == []
+    assert any(error.startswith("flows: [1, 1000] (destinations 1) with generator testpmd")
+               for error in spec.testpmd_traffic_errors(args_of(flows=[1, 1000])))
 
 
 def test_every_problem_is_reported_at_once():
