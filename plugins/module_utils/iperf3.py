@@ -31,6 +31,7 @@ import socket
 import subprocess
 import time
 
+
 IPERF3 = "iperf3"
 DEFAULT_PORT = 5201
 # iperf3's own limit (``TCP MSS too large (maximum = 9216 bytes)``) and
@@ -42,13 +43,6 @@ CPU_KEYS = ("host_total", "host_user", "host_system", "remote_total", "remote_us
 
 class Iperf3Error(Exception):
     """The text is not an iperf3 JSON report; the message says what it is."""
-
-
-def in_namespace(namespace, argv):
-    """``argv`` run in network namespace ``namespace`` (``ip netns exec``); unchanged without one."""
-    if not namespace:
-        return list(argv)
-    return ["ip", "netns", "exec", namespace] + list(argv)
 
 
 def server_argv(bind, port):

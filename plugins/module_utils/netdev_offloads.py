@@ -19,13 +19,9 @@ import json
 
 from ansible_collections.offload.testbed.plugins.module_utils import validate
 from ansible_collections.offload.testbed.plugins.module_utils.ethtool import OFFLOAD_FEATURES
+from ansible_collections.offload.testbed.plugins.module_utils.netns import in_namespace
 
 MTU_MIN, MTU_MAX = 68, 65535
-
-
-def in_namespace(namespace, argv):
-    """``argv``, run in network namespace ``namespace`` (``ip netns exec NS``) when one is given."""
-    return ['ip', 'netns', 'exec', namespace] + list(argv) if namespace else list(argv)
 
 
 def link_argv(device, namespace=None):

@@ -33,6 +33,11 @@ CLONE_NEWNET = 0x40000000
 NETNS_RUN_DIR = "/run/netns"
 
 
+def in_namespace(namespace, argv):
+    """``argv`` run in network namespace ``namespace`` with ``ip netns exec``; a copy of it without one."""
+    return ["ip", "netns", "exec", namespace] + list(argv) if namespace else list(argv)
+
+
 class NetnsError(Exception):
     """A child could not enter its namespace, failed, or did not answer in time; the message says which."""
 

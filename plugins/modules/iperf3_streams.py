@@ -207,6 +207,7 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils import iperf3
+from ansible_collections.offload.testbed.plugins.module_utils.netns import in_namespace
 
 ARGUMENT_SPEC = dict(
     server=dict(type='str', required=True),
@@ -245,7 +246,7 @@ def commands(p):
     """(client argv, server argv), each inside its namespace."""
     client = iperf3.client_argv(p['server'], p['port'], p['streams'], p['duration'], mss=p['mss'], omit=p['omit'])
     server = iperf3.server_argv(p['bind'] or p['server'], p['port'])
-    return iperf3.in_namespace(p['client_namespace'], client), iperf3.in_namespace(p['server_namespace'], server)
+    return in_namespace(p['client_namespace'], client), in_namespace(p['server_namespace'], server)
 
 
 def server_output(out, err):
@@ -264,7 +265,7 @@ def server_output(out, err):
 def wait_listening(module, proc, output, p):
     """Poll ``ss`` until the server listens; the error when it exits first or does not listen in time."""
     bind = p['bind'] or p['server']
-    ss = iperf3.in_namespace(p['server_namespace'], iperf3.ss_argv(p['port']))
+    ss = in_namespace(p['server_namespace'], iperf3.ss_argv(p['port']))
     deadline = time.time() + SERVER_START_SECONDS
     while True:
         if proc.poll() is not None:

@@ -40,6 +40,8 @@ import signal
 import subprocess
 import time
 
+from ansible_collections.offload.testbed.plugins.module_utils.netns import in_namespace
+
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, Generator, GeneratorLost, LatencyUnsupported, quiet_value
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import destination
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.spec import testpmd_traffic_errors
@@ -157,9 +159,6 @@ def unpaced_refusal(load, max_load, where):
 # ---------------------------------------------------------------------------
 # command lines
 # ---------------------------------------------------------------------------
-
-def in_namespace(namespace, argv):
-    return ["ip", "netns", "exec", namespace] + list(argv) if namespace else list(argv)
 
 
 def device_args(device):

@@ -168,12 +168,6 @@ def test_server_argv():
     assert iperf3.server_argv('10.10.0.2', 5201) == ['iperf3', '--server', '--one-off', '--bind', '10.10.0.2', '--port', '5201', '--json']
 
 
-def test_in_namespace():
-    argv = ['iperf3', '--server']
-    assert iperf3.in_namespace('tenant-b', argv) == ['ip', 'netns', 'exec', 'tenant-b', 'iperf3', '--server']
-    assert iperf3.in_namespace(None, argv) == argv and iperf3.in_namespace('', argv) is not argv
-
-
 # ``ss -Hltn 'sport = :5299'`` as iproute2 6.1 printed it while the loopback server listened
 SS_LISTENING = 'LISTEN 0      4096   127.0.0.1:5299 0.0.0.0:*\n'
 

@@ -207,3 +207,9 @@ def test_drive_fails_the_module_with_the_error_or_what_went_wrong():
         raise OSError(11, "Resource temporarily unavailable")
     with pytest.raises(RuntimeError, match=r"^traffic driver failed: \[Errno 11\] Resource temporarily unavailable$"):
         netns.drive(FakeModule(), cannot_fork, "traffic driver")
+
+
+def test_in_namespace_prefixes_ip_netns_exec_and_copies_without_a_namespace():
+    argv = ['iperf3', '--server']
+    assert netns.in_namespace('tenant-b', argv) == ['ip', 'netns', 'exec', 'tenant-b', 'iperf3', '--server']
+    assert netns.in_namespace(None, argv) == argv and netns.in_namespace('', argv) is not argv
