@@ -36,6 +36,9 @@ COMMAND_DEFAULTS = {
     'doca_host_mlxfwmanager': 'mlxfwmanager',
     'doca_host_openibd': '/etc/init.d/openibd',
     'doca_host_mst': 'mst',
+    'nic_firmware_openibd': '/etc/init.d/openibd',
+    'nic_firmware_mst': 'mst',
+    'nic_firmware_reboot_command': '',
 }
 # Programs the roles' modules find on PATH (get_bin_path, run_command).
 PROGRAMS = (
@@ -125,9 +128,10 @@ def switch_errors(values):
     roles = values['site_host_roles'] if 'site_host_roles' in values else []
     errors += ['site_host_roles: %s would act on the real machine: %s' % (role, why) for role, why in sorted(NOT_EMULATED.items())
                if role in (roles or [])]
-    if 'boot_params_reboot_ok' in values and values['boot_params_reboot_ok'] and not commands(values)['boot_params_reboot_command']:
-        errors.append('boot_params_reboot_ok: true without boot_params_reboot_command would reboot the real machine;'
-                      ' set boot_params_reboot_command to the emulated reboot')
+    for role in ('boot_params', 'nic_firmware'):
+        if role + '_reboot_ok' in values and values[role + '_reboot_ok'] and not commands(values)[role + '_reboot_command']:
+            errors.append('%s_reboot_ok: true without %s_reboot_command would reboot the real machine;'
+                          ' set %s_reboot_command to the emulated reboot' % (role, role, role))
     return errors
 
 

@@ -26,7 +26,8 @@ def parse_flint_query(text):
     are always present (``None`` when absent). Continuation lines (as under
     ``Rom Info``) make that key a list. ``Base GUID``/``Base MAC`` rows of the
     ``UID GuidsNumber`` table give ``base_guid`` and ``base_guid_count`` (and
-    ``base_mac``/``base_mac_count``). ``-E-`` error lines go to ``errors``.
+    ``base_mac``/``base_mac_count``; ``None`` for the ``N/A`` of an image).
+    ``-E-`` error lines go to ``errors``.
     """
     result = {'fw_version': None, 'psid': None, 'product_version': None, 'errors': []}
     last = None
@@ -53,7 +54,7 @@ def parse_flint_query(text):
         value = na(match.group('value'))
         words = value.split() if value else []
         if last in ('base_guid', 'base_mac') and len(words) == 2 and words[1].isdigit():
-            value = words[0]
+            value = na(words[0])
             result[last + '_count'] = int(words[1])
         result[last] = value
     return result

@@ -97,8 +97,9 @@ def parse_mlxfwmanager_xml(text):
 
     The root is ``<Devices>``; each ``<Device pciName type psid partNumber>``
     holds ``<Versions>`` with one element per image (``<FW current=..
-    available=../>``, ``<PXE .../>``, ...) and a ``<Status>``. Returns the same
-    list as :func:`parse_mlxfwmanager`. Unparsable text gives ``[]``.
+    available=../>``, ``<PXE .../>``, ...), ``<MACs Base_Mac=../>``,
+    ``<GUIDs Base_Guid=../>``, a ``<Status>`` and a ``<Description>``. Returns the
+    same list as :func:`parse_mlxfwmanager`. Unparsable text gives ``[]``.
     """
     text = '\n'.join(lines(text))
     start = text.find('<')
@@ -118,6 +119,9 @@ def parse_mlxfwmanager_xml(text):
         device['part_number'] = na(node.get('partNumber'))
         device['description'] = na(node.get('description') or node.findtext('Description'))
         device['status'] = na(node.findtext('Status'))
+        for tag, attribute, key in (('MACs', 'Base_Mac', 'base_mac'), ('GUIDs', 'Base_Guid', 'base_guid')):
+            element = node.find(tag)
+            device[key] = na(element.get(attribute)) if element is not None else None
         versions = node.find('Versions')
         for image in (versions if versions is not None else []):
             name = image.tag

@@ -36,6 +36,10 @@ PSID_VENDORS = (
 )
 # The keys of one entry of the images map (psid: in the list form, or equal to the key).
 IMAGE_KEYS = ('image', 'src', 'version', 'psid')
+# How a vendor ships firmware (image_kind): the image itself (bin), NVIDIA's per-PSID download with the
+# image in a zip (zip), or a bundle for mlxfwmanager holding images for several PSIDs: an archive (mfa) or
+# the self-extracting program (program, run as mlxfwmanager).
+BUNDLES = ('mfa', 'program')
 
 # A PSID is at most 16 characters (the PSID field of the image), upper case as flint prints it.
 _PSID_RE = re.compile(r'^[A-Z][A-Z0-9_]{3,15}$')
@@ -74,6 +78,69 @@ def version_key(version):
     if version is None or not _VERSION_RE.match(str(version).strip()):
         return None
     return tuple(int(part) for part in str(version).strip().split('.'))
+
+
+def image_kind(head, executable=False):
+    """What a firmware file is, from its first bytes: ``zip``, ``mfa``, ``program`` or ``bin``.
+
+    NVIDIA ships one image per PSID as ``fw-...bin.zip``; vendors' bundles for
+    mlxfwmanager are an ``.mfa`` archive (magic ``MFAR``) or a self-extracting
+    executable (``mlxfwmanager_LES_...``: ELF, or a script).
+    """
+    head = head or b''
+    if head[:4] == b'PK\x03\x04':
+        return 'zip'
+    if head[:4] == b'MFAR':
+        return 'mfa'
+    if executable and (head[:4] == b'\x7fELF' or head[:2] == b'#!'):
+        return 'program'
+    return 'bin'
+
+
+def bundle_argv(kind, path, mlxfwmanager, pci, action):
+    """mlxfwmanager on a bundle for the card at ``pci``: ``query`` (XML) or ``update``.
+
+    A self-extracting bundle is itself mlxfwmanager with its images inside; an
+    archive is given to mlxfwmanager with ``-i``. mlxfwmanager picks the image
+    of the card's own PSID and never burns another PSID's.
+    """
+    prefix = [path] if kind == 'program' else [mlxfwmanager, '-i', path]
+    tail = ['--query', '--query-format', 'XML'] if action == 'query' else ['-u', '-y', '--no-progress']
+    return prefix + ['-d', pci] + tail
+
+
+def zip_member(psid, members):
+    """The image of a zip (``[{name, psid, fw_version, path}]``) for ``psid``; ``None`` when it has none."""
+    for member in members or []:
+        if member.get('psid') == psid:
+            return member
+    return None
+
+
+def bundle_facts(facts, psid, devices):
+    """The facts of a bundle for ``psid`` from ``mlxfwmanager -d PCI -i BUNDLE --query --query-format XML``
+    (``parse_mlxfwmanager_xml``): the version it holds for the card (``fw_available``) and its status."""
+    device = devices[0] if devices else {}
+    available = device.get('fw_available')
+    facts.update(psid=psid if available else None, fw_version=available, status=device.get('status'), unread=False)
+    return facts
+
+
+def _package_errors(where, psid, facts):
+    """What a zip or a bundle says against the PSID it is given for."""
+    path = facts.get('path')
+    if facts.get('kind') == 'zip' and not facts.get('member'):
+        members = facts.get('members') or []
+        if not members:
+            return ['%s: %s is a zip without a firmware image (.bin) in it; give NVIDIA\'s download for PSID %s as '
+                    'shipped (fw-...bin.zip) or the .bin itself' % (where, path, psid)]
+        held = ', '.join('%s (%s)' % (member.get('psid') or 'unreadable', member.get('name')) for member in members)
+        return ['%s: the zip %s holds images for PSID %s, none for %s; point it at the download for the card\'s own '
+                'vendor line (firmware is never burned across PSIDs)' % (where, path, held, psid_text(psid))]
+    if facts.get('kind') in BUNDLES and not facts.get('unread') and not facts.get('fw_version'):
+        return ['%s: the bundle %s has no image for PSID %s (mlxfwmanager -i BUNDLE --query: %s); give the vendor\'s '
+                'bundle for the card\'s own vendor line' % (where, path, psid_text(psid), facts.get('status') or 'no answer')]
+    return []
 
 
 def psid_error(name, psid):
@@ -154,14 +221,18 @@ def entry_errors(where, entry):
     return errors
 
 
-def _shared_errors(entries):
-    """One PSID given twice, or one file for two PSIDs: a card takes one image, an image carries one PSID."""
+def _shared_errors(entries, bundles=()):
+    """One PSID given twice, or one file for two PSIDs: a card takes one image, an image carries one PSID
+    (a bundle for mlxfwmanager, whose paths ``bundles`` lists, holds images for several)."""
     errors = []
+    bundles = set(os.path.normpath(path) for path in bundles)
     for key in ('psid', 'image', 'src'):
         owner = {}
         for where, psid, entry in entries:
             value = psid if key == 'psid' else entry.get(key)
             if not isinstance(value, str) or not value or (key == 'psid' and psid_error(where, psid)):
+                continue
+            if key != 'psid' and os.path.normpath(value) in bundles:
                 continue
             seen = value if key == 'psid' else os.path.normpath(value)
             if seen not in owner:
@@ -175,18 +246,19 @@ def _shared_errors(entries):
     return errors
 
 
-def validate_images(images, name='images'):
+def validate_images(images, name='images', bundles=()):
     """Every form check of the images; returns a list of messages.
 
     ``images`` maps a PSID to ``{"image": path on the host, "src": path on
     the controller, "version": "xx.yy.zzzz"}`` (``src`` and ``version``
     optional: the image's own version is read with ``flint -i``), or lists
-    such entries with their ``psid``.
+    such entries with their ``psid``. ``bundles`` lists the files known to be
+    bundles for mlxfwmanager, which may serve several PSIDs.
     """
     entries, errors = image_entries(images, name)
     for where, _psid, entry in entries:
         errors.extend(entry_errors(where, entry))
-    errors.extend(_shared_errors([(where, psid, entry) for where, psid, entry in entries if isinstance(entry, dict)]))
+    errors.extend(_shared_errors([(where, psid, entry) for where, psid, entry in entries if isinstance(entry, dict)], bundles))
     return errors
 
 
@@ -251,6 +323,9 @@ def image_errors(name, psid, entry, facts, cards):
     if facts.get('error'):
         return [facts['error']]
     where = '%s.%s' % (name, facts.get('key') or 'image')
+    package = _package_errors(where, psid, facts)
+    if package or facts.get('unread'):
+        return package
     image_psid, own, version = facts.get('psid'), facts.get('fw_version'), entry.get('version')
     if image_psid and image_psid != psid:
         whose = ('the card at %s is' % ', '.join(card['pci'] for card in cards)) if cards else 'it is listed under'
@@ -314,12 +389,13 @@ def _pick_image(plan, images, image_facts, name, where):
         return False
     entry = images[psid]
     image = entry.get('image')
-    facts = (image_facts or {}).get(image)
-    if facts is None:
-        # Check mode before the image is copied: its PSID is read before any burn.
-        plan['note'] = 'image %s is not on the host yet; its PSID is checked before burning' % image
+    facts = (image_facts or {}).get(psid, (image_facts or {}).get(image))
+    if facts is None or facts.get('unread'):
+        # Check mode before the image is copied (or a bundle, read with the card): read before any burn.
+        plan['note'] = 'image %s is not read on the host yet; its PSID is checked before burning' % image
         facts = {}
-    plan.update(image=image, image_psid=facts.get('psid'), wanted=entry.get('version') or facts.get('fw_version'))
+    plan.update(image=image, image_psid=facts.get('psid'), wanted=entry.get('version') or facts.get('fw_version'),
+                kind=facts.get('kind') or 'bin', burn_path=facts.get('burn_path'))
     if facts.get('psid') and facts['psid'] != psid:
         _refuse(plan, '%s: the image %s is for PSID %s but the card is %s; fix %s to point at the image of the '
                 'card\'s own vendor line' % (plan['pci'], image, psid_text(facts['psid']), psid_text(psid), label))
@@ -338,9 +414,11 @@ def plan_device(device, images, image_facts, reset_ok, name='images', where=None
     """Plan one card. Returns the device dict with ``wanted``, ``image``,
     ``action`` and ``refusal`` added.
 
-    ``image_facts`` maps an image path to its ``parse_flint_query`` result
-    (``flint -i IMAGE q``): the image's PSID and version; ``None`` for an
-    image not on the host yet (check mode before the copy). Actions:
+    ``image_facts`` maps a PSID (or an image path) to the facts of its image
+    (``flint -i IMAGE q``, or for a zip the image in it, for a bundle what
+    mlxfwmanager finds in it for the card): its ``psid``, ``fw_version``,
+    ``kind`` and the ``burn_path`` of an image taken out of a zip; ``None``
+    for an image not on the host yet (check mode before the copy). Actions:
     ``none`` (nothing to do), ``no-image`` (no image for this PSID),
     ``burn`` (flash differs from the wanted version), ``reset`` (flash is
     right, the running firmware is not; ``mlxfwreset``), ``reboot`` (the
@@ -352,7 +430,8 @@ def plan_device(device, images, image_facts, reset_ok, name='images', where=None
     place of its entry (``nic_firmware_images[0]``; default ``NAME[PSID]``).
     """
     plan = dict(device)
-    plan.update({'wanted': None, 'image': None, 'image_psid': None, 'action': 'none', 'refusal': None, 'note': None})
+    plan.update({'wanted': None, 'image': None, 'image_psid': None, 'action': 'none', 'refusal': None, 'note': None,
+                 'kind': None, 'burn_path': None})
     if not _pick_image(plan, images, image_facts, name, where):
         return plan
     if device.get('burned') is None:
@@ -370,3 +449,22 @@ def plan_summary(plan):
     """One line per device for check mode and logs."""
     return '%s PSID %s: burned %s, running %s, wanted %s -> %s' % (
         plan['pci'], psid_text(plan.get('psid')), plan.get('burned'), plan.get('running'), plan.get('wanted'), plan.get('action'))
+
+
+def not_running(plans):
+    """The cards whose flash or running firmware is not the one planned (after burning and activating)."""
+    wrong = []
+    for plan in plans:
+        running = plan.get('running') or plan.get('burned')
+        if plan.get('wanted') and (plan.get('burned'), running) != (plan['wanted'], plan['wanted']):
+            wrong.append(plan)
+    return wrong
+
+
+def verify_message(plans):
+    """Why the later stages must not start: each card that does not run what was planned."""
+    cards = '; '.join('%s PSID %s runs %s (burned %s), wanted %s' % (
+        plan['pci'], psid_text(plan.get('psid')), plan.get('running'), plan.get('burned'), plan['wanted']) for plan in plans)
+    return ('the cards do not run the planned firmware: %s; the later stages (switchdev, VFs, OVS, the benchmark) must not '
+            'run on it: see which reset the card needs with mlxfwreset -d PCI query, or power-cycle the host, then run '
+            'the play again' % cards)

@@ -29,6 +29,8 @@ CASES = {
                                  "nic_firmware_images[LNV0000000033].image: /var/tmp/offload-testbed/fw.bin is outside"),
     "the real boot entries' grubby": ({"boot_params_grubby_command": "/usr/sbin/grubby"},
                                       "boot_params_grubby_command: /usr/sbin/grubby runs /usr/sbin/grubby, not an emulator"),
+    "the real reboot to activate firmware": ({"nic_firmware_reboot_ok": True},
+                                             "nic_firmware_reboot_ok: true without nic_firmware_reboot_command would reboot the real machine"),
 }
 
 

@@ -35,6 +35,9 @@ import os
 import struct
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+import recorded  # noqa: E402  pylint: disable=wrong-import-position
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, '..', '..', 'unit', 'plugins', 'modules', 'fixtures', 'ddp')
 BANNER = 'ddptool_readme_1.0.1.4.txt'
@@ -186,8 +189,18 @@ def ethtool(args):
 
 
 def ddptool_row(number, port, profile):
-    track, version, name = (profile['track_id'], profile['version'], profile['name']) if profile else ('-', '-', 'No profile loaded')
-    return '%-4s %-5s %-12s %-15s %-8s %-12s %s' % ('%02d)' % number, port['device_id'], port['pci'], port['netdev'] or 'N/A', track, version, name)
+    """A row of the README's table with the port's values: a GTP row for a loaded profile, the
+    ``No profile loaded`` row otherwise, numbered as that ddptool numbers (``01)``)."""
+    text = fixture(BANNER).splitlines()
+    rule = [line for line in text if line.startswith('====')][0]
+    if profile:
+        template = [line for line in text if line.endswith(' payload')][0]
+        values = [None, port['device_id'], port['pci'], port['netdev'] or 'N/A', profile['track_id'], profile['version'], profile['name']]
+    else:
+        template = [line for line in text if line.endswith(' No profile loaded')][0]
+        values = [None, port['device_id'], port['pci'], port['netdev'] or 'N/A', None, None, None]
+    values[0] = '%02d)' % number
+    return recorded.columns(rule, template, values)
 
 
 def ddptool(args):

@@ -1,5 +1,5 @@
-"""Emulator of ``rpm -q``, ``dnf install``, ``dpkg-query -W``, ``apt-get
-update``/``install`` and ``/etc/init.d/openibd`` for tests.
+"""Emulator of ``rpm -q``, ``dnf install``, ``dpkg-query -W`` and ``apt-get
+update``/``install`` for tests (``/etc/init.d/openibd`` is ../mlnx/mlnx_emu.py's).
 
 Called by the wrappers next to it as ``doca_emu.py TOOL ARGS...``. State
 lives in ``$DOCA_EMU_STATE``: ``installed`` (one package name a line) and
@@ -19,6 +19,15 @@ For apt, a package file's ``Source: ID DIR`` line adds
 doca-host .deb adds its local repository); ``apt-get update`` reads those
 sources into ``apt-lists.json`` (``DIR/NAME.deb`` offers NAME), and ``apt-get
 install`` knows only those names, like apt (``E: Unable to locate package``).
+
+What the tools print is their recorded real output (tests/emulators/recorded.py,
+tests/fixtures/emulated_outputs.yml) with the package names put in: ``rpm -q``
+(rpm_q_installed_and_missing_rpm_4_18.txt: an installed package shows with the
+version of that recording), dnf's refusals (dnf_install_no_match.txt,
+dnf_enablerepo_unknown_repo.txt, dnf_bad_id_for_repo.txt; a successful dnf
+install prints nothing here, its transaction table has no recording),
+``dpkg-query`` (dpkg_query_W_status_debian12.txt) and ``apt-get``
+(apt_get_install_*_debian12.txt).
 """
 import json
 import os
@@ -26,7 +35,17 @@ import re
 import shutil
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+import recorded  # noqa: E402  pylint: disable=wrong-import-position
+
 BAD_ID = re.compile(r'[^A-Za-z0-9_.:-]')
+RPM_Q = 'rpm_q_installed_and_missing_rpm_4_18.txt'
+DNF_NO_MATCH = 'dnf_install_no_match.txt'
+DNF_UNKNOWN_REPO = 'dnf_enablerepo_unknown_repo.txt'
+DNF_BAD_ID = 'dnf_bad_id_for_repo.txt'
+DPKG_QUERY = 'dpkg_query_W_status_debian12.txt'
+APT_LOCATE = 'apt_get_install_unable_to_locate_debian12.txt'
+APT_FILE = 'apt_get_install_unsupported_file_debian12.txt'
 
 
 def state(name):
@@ -57,11 +76,12 @@ def rpm(args):
     have = installed()
     rc = 0
     for name in args[1:]:
+        installed_line, missing_line = recorded.lines(RPM_Q)[:2]
         if name in have:
-            sys.stdout.write(name + '\n')
+            sys.stdout.write(recorded.fill(installed_line, [('doca-kernel-5.14.0.611.47.1.sl9.7.2.x86.64', name)]) + '\n')
         else:
-            sys.stdout.write('package %s is not installed\n' % name)
-            rc = 1
+            sys.stdout.write(recorded.fill(missing_line, [('doca-host', name)]) + '\n')
+            rc += 1
     return rc
 
 
@@ -86,7 +106,9 @@ def read_repos():
     for repo_id, repo in repos.items():
         bad = BAD_ID.search(repo_id)
         if bad:
-            sys.stderr.write('Bad id for repo: %s, byte = %s %d\n' % (repo_id, bad.group(0), bad.start()))
+            template = recorded.lines(DNF_BAD_ID)[0]
+            sys.stderr.write(recorded.fill(template, [('download.docker.com_linux_centos_docker-ce.xn--repo()-fw7ii8bx78cvkm', repo_id),
+                                                      ('(', bad.group(0)), ('51', bad.start())]) + '\n')
             continue
         good[repo_id] = repo
     return good
@@ -124,7 +146,7 @@ def dnf(args):
         elif option.startswith('--enablerepo='):
             value = option.split('=', 1)[1]
             if value not in repos:
-                sys.stderr.write("Error: Unknown repo: '%s'\n" % value)
+                sys.stderr.write(recorded.fill(recorded.text(DNF_UNKNOWN_REPO), [("'extras'", "'%s'" % value)]))
                 return 1
             enabled.add(value)
     packages = []
@@ -140,8 +162,9 @@ def dnf(args):
                     path = candidate
                     break
         if path is None:
-            sys.stdout.write('No match for argument: %s\n' % spec)
-            sys.stderr.write('Error: Unable to find a match: %s\n' % spec)
+            no_match, error = recorded.lines(DNF_NO_MATCH)[1:3]
+            sys.stdout.write(recorded.fill(no_match, [('munge-devel', spec)]) + '\n')
+            sys.stderr.write(recorded.fill(error, [('munge-devel', spec)]) + '\n')
             return 1
         packages.append(read_package(path))
     unpack(packages)
@@ -183,16 +206,14 @@ def dpkg_query(args):
     template = fmt[0][3:].replace('\\n', '\n')
     have = installed()
     rc = 0
+    status, missing = recorded.lines(DPKG_QUERY)[:2]
     for name in names:
         if name in have:
-            sys.stdout.write(template.replace('${Status}', 'install ok installed'))
+            sys.stdout.write(template.replace('${Status}', status))
         else:
-            sys.stderr.write('dpkg-query: no packages found matching %s\n' % name)
+            sys.stderr.write(recorded.fill(missing, [('nosuchpkg-xyz', name)]) + '\n')
             rc = 1
     return rc
-
-
-APT_HEADER = 'Reading package lists...\nBuilding dependency tree...\nReading state information...\n'
 
 
 def apt_get(args):
@@ -214,7 +235,7 @@ def apt_get(args):
         with open(lists, 'w') as handle:
             json.dump(available, handle, sort_keys=True)
         log('apt-get update')
-        sys.stdout.write('Reading package lists...\n')
+        sys.stdout.write(recorded.lines(APT_LOCATE)[0] + '\n')
         return 0
     if not words or words[0] != 'install' or '-y' not in args:
         sys.stderr.write('apt-get emulator: only "apt-get update" and "apt-get install -y" are emulated\n')
@@ -224,38 +245,29 @@ def apt_get(args):
             available = json.load(handle)
     except (IOError, OSError):
         available = {}
-    sys.stdout.write('Reading package lists...\n')
+    reading, building, state_line, locate = recorded.lines(APT_LOCATE)[:4]
+    sys.stdout.write(reading + '\n')
     packages = []
     for spec in words[1:]:
         if '/' in spec:
             if not (spec.endswith('.deb') and os.path.exists(spec)):
-                sys.stderr.write('E: Unsupported file %s given on commandline\n' % spec)
+                sys.stderr.write(recorded.fill(recorded.lines(APT_FILE)[1], [('/tmp/nosuch.txt', spec)]) + '\n')
                 return 100
             path = spec
         elif spec in available:
             path = available[spec]
         else:
-            sys.stdout.write(APT_HEADER[len('Reading package lists...\n'):])
-            sys.stderr.write('E: Unable to locate package %s\n' % spec)
+            sys.stdout.write('%s\n%s\n' % (building, state_line))
+            sys.stderr.write(recorded.fill(locate, [('nosuchpkg-xyz', spec)]) + '\n')
             return 100
         packages.append(read_package(path))
-    sys.stdout.write(APT_HEADER[len('Reading package lists...\n'):])
+    sys.stdout.write('%s\n%s\n' % (building, state_line))
     unpack(packages)
     log('apt-get install %s' % ' '.join(p['name'] for p in packages))
     return 0
 
 
-def openibd(args):
-    if args and args[0] in ('start', 'restart', 'stop'):
-        log('openibd %s' % args[0])
-        return 0
-    if args and args[0] == 'status':
-        return 0
-    sys.stderr.write('Usage: openibd {start|stop|restart|force-restart|force-stop|status}\n')
-    return 1
-
-
-TOOLS = {'rpm': rpm, 'dnf': dnf, 'dpkg-query': dpkg_query, 'apt-get': apt_get, 'openibd': openibd}
+TOOLS = {'rpm': rpm, 'dnf': dnf, 'dpkg-query': dpkg_query, 'apt-get': apt_get}
 
 
 def main(argv):

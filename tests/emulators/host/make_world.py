@@ -19,8 +19,28 @@ __metaclass__ = type
 import json
 import os
 import sys
+import zipfile
 
 PCI = 'sys/bus/pci/devices/'
+# The vendor's files as shipped: Lenovo's self-extracting bundle for mlxfwmanager on the host (executable), and
+# NVIDIA's download for one PSID, the image in a zip, on the controller.
+BUNDLE = 'opt/firmware/mlxfwmanager_LES_25B_DOCA_3.2.0_build3'
+ZIP = 'controller/fw-ConnectX6Dx-rel-22_45_3608-MCX623106AC-CDA_Ax-UEFI-14.38.16-FlexBoot-3.7.500.signed.bin.zip'
+
+
+def bundle(emulators, images):
+    """An emulated self-extracting bundle: mlxfwmanager with these (PSID, version) images inside."""
+    lines = ['#!/usr/bin/env bash', '# Emulated vendor bundle for mlxfwmanager (see %s/mlnx/mlnx_emu.py); its images:' % emulators]
+    for psid, version in images:
+        lines += ['# PSID: %s' % psid, '# FW Version: %s' % version]
+    return '\n'.join(lines + ['exec "${EMU_PYTHON:-python3}" "%s/mlnx/mlnx_emu.py" mlxfwmanager -i "$0" "$@"' % emulators, ''])
+
+
+def write_zip(root):
+    """NVIDIA's download for MT_0000000436: the image in a zip."""
+    member = os.path.basename(ZIP)[:-len('.zip')]
+    with zipfile.ZipFile(os.path.join(root, ZIP), 'w') as archive:
+        archive.writestr(member, 'PSID: MT_0000000436\nFW Version: 22.45.3608\n')
 
 
 def packages_dnf(root, emulators, kver):
@@ -55,10 +75,12 @@ def world(root, emulators, kver, manager='dnf'):
     cards = [
         # A Lenovo ConnectX-6 Lx on old firmware.
         {'pci': '0000:32:00.0', 'psid': 'LNV0000000033', 'burned': '26.43.1014', 'running': '26.43.1014',
-         'netdev': 'ens3f0np0', 'device_type': 'ConnectX6LX'},
-        # An NVIDIA ConnectX-6 Dx whose burned firmware waits for a reset (the fixture's state).
+         'netdev': 'ens3f0np0', 'device_type': 'ConnectX6LX', 'base_guid': '08c0eb030053eaec', 'base_mac': '08c0eb53eaec'},
+        # An NVIDIA ConnectX-6 Dx whose burned firmware waits for a reset.
         {'pci': '0000:81:00.0', 'psid': 'MT_0000000436', 'burned': '22.45.3608', 'running': '22.43.1020',
-         'netdev': 'ens5f0np0'},
+         'netdev': 'ens5f0np0', 'device_type': 'ConnectX6DX', 'part_number': 'MCX623106AC-CDA_Ax',
+         'description': 'ConnectX-6 Dx EN adapter card; 100GbE; Dual-port QSFP56; PCIe 4.0 x16; Crypto and Secure Boot',
+         'base_guid': '1c34da030073458a', 'base_mac': '1c34da73458a'},
     ]
     files = (packages_apt if manager == 'apt' else packages_dnf)(root, emulators, kver)
     files.update({
@@ -67,6 +89,8 @@ def world(root, emulators, kver, manager='dnf'):
         'controller/fw-ConnectX6Lx-LNV0000000033-26.47.1026.bin': 'PSID: LNV0000000033\nFW Version: 26.47.1026\n',
         'controller/fw-ConnectX6Dx-MT_0000000436-22.45.3608.bin': 'PSID: MT_0000000436\nFW Version: 22.45.3608\n',
         'controller/fw-ConnectX6Lx-MT_0000000158-26.47.1026.bin': 'PSID: MT_0000000158\nFW Version: 26.47.1026\n',
+        # The vendor's self-extracting bundle for mlxfwmanager, as the reference bench ran it (BUNDLE).
+        BUNDLE: bundle(emulators, [('LNV0000000033', '26.47.1026')]),
         'state/mlnx/devices.json': json.dumps(cards, indent=1, sort_keys=True) + '\n',
         # sysfs: two cards (function 0 and 1 of the first), and a NIC of another vendor.
         PCI + '0000:32:00.0/vendor': '0x15b3\n',
@@ -96,6 +120,8 @@ def main(argv):
     for directory in ('state/mlnx', 'etc/yum.repos.d', 'etc/apt/sources.list.d'):
         if not os.path.isdir(os.path.join(root, directory)):
             os.makedirs(os.path.join(root, directory))
+    os.chmod(os.path.join(root, BUNDLE), 0o755)
+    write_zip(root)
     return 0
 
 

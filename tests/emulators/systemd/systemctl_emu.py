@@ -28,6 +28,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import recorded  # noqa: E402  pylint: disable=wrong-import-position
+
 UNIT_FILE_VERBS = {"enable", "disable", "reenable", "is-enabled", "list-unit-files", "mask", "unmask", "preset"}
 
 
@@ -151,7 +154,7 @@ def show(unit):
 def start(unit):
     state = load_state(unit)
     if read_unit(unit) is None and state["loaded"] is None:
-        sys.stderr.write("Failed to start %s: Unit %s not found.\n" % (unit, unit))
+        sys.stderr.write(recorded.text("systemctl_start_unit_not_found.txt").replace("ufw.service", unit))
         return 5
     warn_changed(unit, state)
     if alive(state["pid"]):

@@ -36,7 +36,14 @@ FIXTURE_FILTERS = {
     'ethtool_i_mlx5_core_legacy.txt': 'parse_ethtool_info',
     'flint_q_bluefield2.txt': 'parse_flint_query',
     'flint_burn_psid_mismatch.txt': 'parse_flint_psid_mismatch',
-    'mlxfwmanager_query_cx6dx_running_differs.txt': 'parse_mlxfwmanager',
+    'flint_q_cx6lx.txt': 'parse_flint_query',
+    'flint_q_fs4_running_differs.txt': 'parse_flint_query',
+    'mstflint_i_image_q_cx4lx.txt': 'parse_flint_query',
+    'mstflint_cannot_open_device.txt': 'parse_flint_query',
+    'mlxfwmanager_query_cx6lx_update_required.txt': 'parse_mlxfwmanager',
+    'mlxfwmanager_query_cx3pro_running_differs.txt': 'parse_mlxfwmanager',
+    'mlxfwmanager_query_cx5_no_matching_image.txt': 'parse_mlxfwmanager',
+    'mlxfwmanager_update_cx3.txt': 'parse_mlxfwmanager',
     'grubby_info_all_fedora37.txt': 'parse_grubby_info',
     'devlink_dev_eswitch_show_two_pfs.txt': 'parse_devlink_eswitch',
     'devlink_dev_eswitch_show_old_iproute2.txt': 'parse_devlink_eswitch',
@@ -45,6 +52,8 @@ FIXTURE_FILTERS = {
     'ovs_dpctl_dump_flows_offloaded_cx6_tc.txt': 'parse_dump_flows',
     'ovs_dpctl_dump_flows_m_dummy_offload.txt': 'parse_dump_flows',
     'ovs_appctl_pmd_rxq_show_dual_numa.txt': 'parse_pmd_rxq_show',
+    'ovs_appctl_pmd_rxq_show_lab_dpdk_one_pmd.txt': 'parse_pmd_rxq_show',
+    'ovs_appctl_pmd_rxq_show_lab_dpdk_pmd_core0.txt': 'parse_pmd_rxq_show',
 }
 
 
@@ -85,7 +94,7 @@ def test_filter_accepts_stdout_lines(name):
 def test_filter_values_on_fixtures():
     assert FILTERS['parse_ethtool_info'](fixture('ethtool_i_mlx5_core_legacy.txt'))['psid'] == 'MT_0000000430'
     assert FILTERS['parse_flint_psid_mismatch'](fixture('flint_burn_psid_mismatch.txt'))['flash_psid'] == 'LNV0000000025'
-    assert FILTERS['parse_mlxfwmanager'](fixture('mlxfwmanager_query_cx6dx_running_differs.txt'))[0]['fw_running'] == '22.43.1020'
+    assert FILTERS['parse_mlxfwmanager'](fixture('mlxfwmanager_query_cx3pro_running_differs.txt'))[0]['fw_running'] == '2.42.5016'
     eswitch = FILTERS['parse_devlink_eswitch'](fixture('devlink_dev_eswitch_show_two_pfs.txt'))
     assert eswitch['pci/0000:08:00.1']['mode'] == 'legacy'
     flows = FILTERS['parse_dump_flows'](fixture('ovs_dpctl_dump_flows_m_dummy_offload.txt'))

@@ -22,7 +22,8 @@ def confined():
     """A host whose every host-stage variable stays in the emulated world."""
     values = dict((name, HW + "/" + name) for name in eh.PATH_VARIABLES)
     values.update(boot_params_method="grubby", boot_params_reboot_ok=True, boot_params_reboot_command=[EMU + "/host/reboot"],
-                  doca_host_openibd=EMU + "/doca/openibd", sriov_switchdev_nm_reload=False, sriov_switchdev_unit_enable=False,
+                  doca_host_openibd=EMU + "/doca/openibd", nic_firmware_openibd=EMU + "/doca/openibd",
+                  sriov_switchdev_nm_reload=False, sriov_switchdev_unit_enable=False,
                   nic_firmware_images={"LNV0000000033": {"image": HW + "/var/tmp/fw.bin"}})
     return values
 
@@ -45,6 +46,9 @@ def test_a_confined_host_passes():
     ("sriov_switchdev_nm_reload", True, "sriov_switchdev_nm_reload: true would act on the real machine; set it to false"),
     ("boot_params_reboot_command", [], "boot_params_reboot_ok: true without boot_params_reboot_command would reboot the real machine"),
     ("doca_host_openibd", "/etc/init.d/openibd", "doca_host_openibd: /etc/init.d/openibd runs /etc/init.d/openibd, not an emulator"),
+    ("nic_firmware_openibd", "/etc/init.d/openibd", "nic_firmware_openibd: /etc/init.d/openibd runs /etc/init.d/openibd, not an emulator"),
+    ("nic_firmware_reboot_ok", True, "nic_firmware_reboot_ok: true without nic_firmware_reboot_command would reboot the real machine"),
+    ("nic_firmware_reboot_command", ["/sbin/reboot"], "nic_firmware_reboot_command: /sbin/reboot runs /sbin/reboot, not an emulator"),
     ("boot_params_grubby_command", "/usr/sbin/grubby", "boot_params_grubby_command: /usr/sbin/grubby runs /usr/sbin/grubby"),
     ("site_host_roles", ["boot_params", "dpdk_host"], "site_host_roles: dpdk_host would act on the real machine: its hugepages are "
                                                       "this machine's own, reserved by the virtual_lab role for the dpdk datapath"),

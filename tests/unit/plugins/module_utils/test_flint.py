@@ -41,14 +41,26 @@ def test_flint_query_bluefield2():
 
 
 def test_flint_query_running_version_key():
-    # Variant of flint_q_bluefield2.txt with the extra line flint prints when
-    # the running firmware differs from the burned one.
-    text = fixture('flint_q_bluefield2.txt').replace(
-        'FW Version:            24.33.1048\n',
-        'FW Version:            24.35.1012\nFW Version(Running):   24.33.1048\n')
-    info = parse_flint_query(text)
-    assert info['fw_version'] == '24.35.1012'
-    assert info['fw_version_running'] == '24.33.1048'
+    info = parse_flint_query(fixture('flint_q_fs4_running_differs.txt'))
+    assert (info['fw_version'], info['fw_version_running'], info['psid']) == ('20.35.1012', '20.34.1002', 'MT_0000000228')
+
+
+def test_flint_query_of_a_connectx6_lx_and_of_an_image():
+    card = parse_flint_query(fixture('flint_q_cx6lx.txt'))
+    assert (card['fw_version'], card['psid'], card['base_mac'], card['base_mac_count']) == ('26.33.1048', 'MT_0000000575', 'e8ebd370cf12', 4)
+    assert 'fw_version_running' not in card
+    image = parse_flint_query(fixture('mstflint_i_image_q_cx4lx.txt'))
+    assert (image['fw_version'], image['product_version'], image['psid'], image['base_guid']) == (
+        '14.32.1912', 'rel-14_32_1912', 'MT_0000000267', None)
+
+
+def test_flint_burn_outputs_parse_to_no_query():
+    for name in ('flint_burn_cx6_downgrade.txt', 'mstflint_burn_cx4lx.txt'):
+        info = parse_flint_query(fixture(name))
+        assert (info['fw_version'], info['psid'], info['errors']) == (None, None, []), name
+        assert parse_flint_psid_mismatch(fixture(name)) is None
+    assert parse_flint_query(fixture('mstflint_cannot_open_device.txt'))['errors'] == [
+        'Cannot open Device: 41:00.0. Invalid argument. MFE_GENERAL_ERROR']
 
 
 def test_flint_query_on_psid_mismatch_error():

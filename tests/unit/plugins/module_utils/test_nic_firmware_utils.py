@@ -26,7 +26,9 @@ def fixture(name):
         return handle.read()
 
 
-CX6DX = parse_mlxfwmanager(fixture('mlxfwmanager_query_cx6dx_running_differs.txt'))[0]
+# Variant of the recorded ConnectX-3 Pro query with FW (Running): a ConnectX-6 Dx's PSID and versions put in.
+CX6DX = parse_mlxfwmanager(fixture('mlxfwmanager_query_cx3pro_running_differs.txt').replace('HP_1380110017', 'MT_0000000436')
+                           .replace('2.42.5700', '22.45.3608').replace('2.42.5016', '22.43.1020'))[0]
 BF2 = parse_flint_query(fixture('flint_q_bluefield2.txt'))
 ETHTOOL = parse_ethtool_info(fixture('ethtool_i_mlx5_core_legacy.txt'))
 
@@ -269,7 +271,7 @@ def test_plan_refuses_to_burn_blind():
 def test_plan_of_an_image_not_copied_yet():
     plan = nf.plan_device(card(), {'LNV0000000033': {'image': '/fw/lnv.bin', 'version': '26.47.1026'}}, {'/fw/lnv.bin': None}, False)
     assert (plan['action'], plan['wanted']) == ('burn+reboot', '26.47.1026')
-    assert 'not on the host yet' in plan['note']
+    assert 'not read on the host yet' in plan['note']
     plan = nf.plan_device(card(), IMAGES, {'/fw/lnv.bin': None}, False)
     assert (plan['action'], plan['refusal']) == ('unknown', None)
 
@@ -278,3 +280,60 @@ def test_plan_summary_line():
     plan = nf.plan_device(card(), IMAGES, {'/fw/lnv.bin': image('LNV0000000033', '26.47.1026')}, False)
     assert nf.plan_summary(plan) == ('0000:32:00.0 PSID LNV0000000033 (Lenovo): burned 26.43.1014, running 26.43.1014, '
                                      'wanted 26.47.1026 -> burn+reboot')
+
+
+@pytest.mark.parametrize('head, executable, kind', [
+    (b'PK\x03\x04', False, 'zip'), (b'MFAR', False, 'mfa'), (b'\x7fELF', True, 'program'), (b'#!/b', True, 'program'),
+    (b'#!/b', False, 'bin'), (b'\x00\x00\x00\x00', True, 'bin'), (b'', False, 'bin'), (None, False, 'bin'),
+])
+def test_image_kind_from_the_first_bytes(head, executable, kind):
+    assert nf.image_kind(head, executable) == kind
+
+
+def test_bundle_argv_query_and_update():
+    assert nf.bundle_argv('program', '/fw/mlxfwmanager_LES', '/usr/bin/mlxfwmanager', '0000:32:00.0', 'query') == [
+        '/fw/mlxfwmanager_LES', '-d', '0000:32:00.0', '--query', '--query-format', 'XML']
+    assert nf.bundle_argv('mfa', '/fw/cx6.mfa', '/usr/bin/mlxfwmanager', '0000:32:00.0', 'update') == [
+        '/usr/bin/mlxfwmanager', '-i', '/fw/cx6.mfa', '-d', '0000:32:00.0', '-u', '-y', '--no-progress']
+
+
+def test_bundle_facts_from_the_recorded_xml_query():
+    from ansible_collections.offload.testbed.plugins.module_utils.mlxfwmanager import parse_mlxfwmanager_xml
+    devices = parse_mlxfwmanager_xml(fixture('mlxfwmanager_query_xml_cx6lx_update_required.xml'))
+    facts = nf.bundle_facts({'path': '/fw/b', 'key': 'image', 'kind': 'program'}, 'MT_0000000575', devices)
+    assert (facts['psid'], facts['fw_version'], facts['status'], facts['unread']) == ('MT_0000000575', '26.43.1014', 'Update required', False)
+    assert nf.image_errors('images[MT_0000000575]', 'MT_0000000575', {'image': '/fw/b'}, facts, []) == []
+    none = nf.bundle_facts({'path': '/fw/b', 'key': 'image', 'kind': 'program'}, 'MT_0000000575', [])
+    assert nf.image_errors('images[MT_0000000575]', 'MT_0000000575', {'image': '/fw/b'}, none, [])[0].startswith(
+        'images[MT_0000000575].image: the bundle /fw/b has no image for PSID MT_0000000575 (NVIDIA)')
+
+
+def test_zip_member_by_psid_and_the_refusal_of_a_zip_for_another_psid():
+    members = [{'name': 'a.bin', 'psid': 'MT_0000000158', 'fw_version': '16.35.4030'},
+               {'name': 'b.bin', 'psid': 'MT_0000000436', 'fw_version': '22.45.3608'}]
+    assert nf.zip_member('MT_0000000436', members)['name'] == 'b.bin'
+    assert nf.zip_member('LNV0000000033', members) is None
+    facts = {'path': '/fw/x.zip', 'key': 'src', 'kind': 'zip', 'members': members[:1], 'member': None}
+    assert nf.image_errors('images[MT_0000000436]', 'MT_0000000436', {'image': '/h/x.zip'}, facts, []) == [
+        "images[MT_0000000436].src: the zip /fw/x.zip holds images for PSID MT_0000000158 (a.bin), none for MT_0000000436 "
+        "(NVIDIA); point it at the download for the card's own vendor line (firmware is never burned across PSIDs)"]
+    empty = dict(facts, members=[])
+    assert 'is a zip without a firmware image (.bin) in it' in nf.image_errors('images[X]', 'MT_0000000436', {}, empty, [])[0]
+
+
+def test_an_unread_bundle_plans_nothing_yet_and_is_not_refused():
+    facts = {'path': '/fw/b', 'key': 'src', 'kind': 'program', 'unread': True, 'psid': None, 'fw_version': None}
+    assert nf.image_errors('images[LNV0000000033]', 'LNV0000000033', {'image': '/h/b'}, facts, []) == []
+    plan = nf.plan_device(card(), {'LNV0000000033': {'image': '/h/b'}}, {'LNV0000000033': facts}, False)
+    assert (plan['action'], plan['refusal']) == ('unknown', None)
+
+
+def test_not_running_and_the_message_that_stops_the_later_stages():
+    done = dict(card(), burned='26.47.1026', running='26.47.1026', wanted='26.47.1026')
+    waiting = dict(card(), burned='26.47.1026', running='26.43.1014', wanted='26.47.1026')
+    unburned = dict(card(), pci='0000:33:00.0', wanted='26.47.1026')
+    no_image = dict(card(), wanted=None)
+    assert nf.not_running([done, waiting, unburned, no_image]) == [waiting, unburned]
+    assert nf.verify_message([waiting]).startswith(
+        'the cards do not run the planned firmware: 0000:32:00.0 PSID LNV0000000033 (Lenovo) runs 26.43.1014 (burned '
+        '26.47.1026), wanted 26.47.1026; the later stages (switchdev, VFs, OVS, the benchmark) must not run on it')

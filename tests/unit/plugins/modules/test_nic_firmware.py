@@ -1,6 +1,7 @@
 """nic_firmware with run_command answered from the verbatim outputs in
 tests/fixtures (values of the emulated cards put in where a test says so)."""
 import os
+import zipfile
 
 import pytest
 
@@ -18,16 +19,31 @@ def fixture(name):
         return handle.read()
 
 
-MLXFW = fixture("mlxfwmanager_query_cx6dx_running_differs.txt")
-# The same card once it runs what is burned: mlxfwmanager drops the FW (Running) line.
-MLXFW_ACTIVE = "".join(line for line in MLXFW.splitlines(True) if "FW (Running)" not in line)
+CX6LX_QUERY = fixture("mlxfwmanager_query_cx6lx_update_required.txt")
+RUNNING_ROW = [line for line in fixture("mlxfwmanager_query_cx3pro_running_differs.txt").splitlines(True) if "FW (Running)" in line][0]
 FLINT_Q = fixture("flint_q_bluefield2.txt")
 MISMATCH = fixture("flint_burn_psid_mismatch.txt")
 PCI = "0000:03:00.0"
 
 
+def mlxfw(burned, running=None, psid="MT_0000000436", pci=PCI):
+    """Variant of the ConnectX-6 Lx query: this card's values put in, and the FW (Running) row of the
+    ConnectX-3 Pro query (mlxfwmanager_query_cx3pro_running_differs.txt) when a burn waits for a reset."""
+    text = CX6LX_QUERY.replace("MT_0000000575", psid).replace("0002:01:00.0", pci).replace("26.33.1048", burned)
+    if running and running != burned:
+        fw_row = [line for line in text.splitlines(True) if line.lstrip().startswith("FW ")][0]
+        text = text.replace(fw_row, fw_row + RUNNING_ROW.replace("2.42.5016", running))
+    return text
+
+
+MLXFW = mlxfw("22.45.3608", "22.43.1020")
+# The same card once it runs what is burned: mlxfwmanager drops the FW (Running) line.
+MLXFW_ACTIVE = mlxfw("22.45.3608")
+
+
 def image_query(psid, version):
-    return FLINT_Q.replace("24.33.1048", version).replace("MT_0000000723", psid)
+    """Variant of the recorded image query (mstflint -i IMAGE q): this image's PSID and version put in."""
+    return fixture("mstflint_i_image_q_cx4lx.txt").replace("14.32.1912", version).replace("MT_0000000267", psid)
 
 
 @pytest.fixture
@@ -250,7 +266,8 @@ def test_read_images_reads_each_src_on_the_controller(host, monkeypatch, tmp_pat
     assert not failed and result["changed"] is False and calls == [("/usr/bin/flint", "-i", good, "q"), ("/usr/bin/flint", "-i", other, "q")]
     facts = result["image_facts"]
     assert sorted(facts) == ["DEL0000000027", "HPE0000000014", "LNV0000000033", "MT_0000000436"]
-    assert facts["LNV0000000033"] == {"path": good, "key": "src", "psid": "LNV0000000033", "fw_version": "26.47.1026", "error": None}
+    assert facts["LNV0000000033"] == {"path": good, "key": "src", "kind": "bin", "psid": "LNV0000000033", "fw_version": "26.47.1026",
+                                      "error": None}
     assert facts["DEL0000000027"]["error"] == ("nic_firmware_images[DEL0000000027].src: %s does not exist on the controller; "
                                                "fix the path" % (tmp_path / "missing.bin"))
     assert facts["HPE0000000014"]["error"] == ("nic_firmware_images[HPE0000000014].src: %s is a directory on the controller; "
@@ -326,3 +343,145 @@ def test_the_list_form_burns_and_names_its_entries_by_index(host, monkeypatch):
                                        table, monkeypatch)
     assert not failed, result
     assert result["commands"] == ["/usr/bin/flint -d 0000:03:00.0 -i %s -y burn" % img]
+
+
+@pytest.fixture
+def module_tmp(tmp_path, monkeypatch):
+    """The module's temporary directory, where the images of a zip are taken out."""
+    path = tmp_path / "module-tmp"
+    path.mkdir()
+    monkeypatch.setattr(basic.AnsibleModule, "tmpdir", property(lambda self: str(path)))
+    return str(path)
+
+
+def shipped_zip(tmp_path, members):
+    """A zip as NVIDIA ships it, with these members (the emulated images stand for the binary ones)."""
+    path = tmp_path / "fw-ConnectX6Dx-rel-22_45_3608-MCX623106AC-CDA_Ax-UEFI-14.38.16-FlexBoot-3.7.500.signed.bin.zip"
+    with zipfile.ZipFile(str(path), "w") as archive:
+        for name in members:
+            archive.writestr(name, "binary image stands here\n")
+    return str(path)
+
+
+def test_a_zip_as_shipped_burns_the_image_of_the_cards_psid(host, monkeypatch, tmp_path, module_tmp):
+    archive = shipped_zip(tmp_path, ["fw-158.bin", "fw-436.bin"])
+    first, second = os.path.join(module_tmp, "0-fw-158.bin"), os.path.join(module_tmp, "1-fw-436.bin")
+    reads = []
+
+    def query(calls):
+        reads.append(1)
+        return (0, mlxfw("22.43.1020") if len(reads) == 1 else MLXFW, "")
+
+    table = {
+        ("/usr/bin/mlxfwmanager", "--query"): query,
+        ("/usr/bin/flint", "-i", first, "q"): (0, image_query("MT_0000000158", "16.35.4030"), ""),
+        ("/usr/bin/flint", "-i", second, "q"): (0, image_query("MT_0000000436", "22.45.3608"), ""),
+        ("/usr/bin/flint", "-d", PCI, "-i", second, "-y", "burn"): (0, fixture("flint_burn_cx6_downgrade.txt"), ""),
+    }
+    result, failed, calls = run_module(nic_firmware.main, args(host, {"MT_0000000436": {"image": archive}}), table, monkeypatch)
+    assert not failed, result
+    assert result["commands"] == ["/usr/bin/flint -d 0000:03:00.0 -i %s -y burn" % second]
+    assert result["reboot_required"] is True and result["pending"] == [PCI] and result["activated"] == []
+    dev = result["devices"][0]
+    assert (dev["kind"], dev["action"], dev["wanted"], dev["burned_after"]) == ("zip", "burn+reboot", "22.45.3608", "22.45.3608")
+
+
+def test_a_zip_without_an_image_for_the_card_is_refused_before_any_burn(host, monkeypatch, tmp_path, module_tmp):
+    archive = shipped_zip(tmp_path, ["fw-158.bin"])
+    table = {
+        ("/usr/bin/mlxfwmanager", "--query"): (0, mlxfw("22.43.1020"), ""),
+        ("/usr/bin/flint", "-i", os.path.join(module_tmp, "0-fw-158.bin"), "q"): (0, image_query("MT_0000000158", "16.35.4030"), ""),
+    }
+    result, failed, calls = run_module(nic_firmware.main, args(host, {"MT_0000000436": {"image": archive}}, variable_prefix=FW),
+                                       table, monkeypatch)
+    assert failed and result["commands"] == []
+    assert result["errors"] == [
+        "nic_firmware_images[MT_0000000436].image: the zip %s holds images for PSID MT_0000000158 (fw-158.bin), none for "
+        "MT_0000000436 (NVIDIA); point it at the download for the card's own vendor line (firmware is never burned across "
+        "PSIDs)" % archive]
+
+
+def bundle_program(tmp_path):
+    """A vendor's self-extracting bundle for mlxfwmanager (an executable)."""
+    path = tmp_path / "mlxfwmanager_LES_25B_DOCA_3.2.0_build3"
+    path.write_text("#!/bin/sh\n# the images stand here\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def bundle_xml(psid, burned, available, status):
+    """Variant of the recorded XML query: this card's values put in."""
+    return (fixture("mlxfwmanager_query_xml_cx6lx_update_required.xml").replace("MT_0000000575", psid)
+            .replace("0002:01:00.0", PCI).replace("26.33.1048", burned).replace('available="26.43.1014"', 'available="%s"' % available)
+            .replace("Update required", status))
+
+
+def test_a_bundle_is_read_with_the_card_and_burned_by_mlxfwmanager(host, monkeypatch, tmp_path):
+    bundle = bundle_program(tmp_path)
+    reads = []
+
+    def query(calls):
+        reads.append(1)
+        return (0, mlxfw("22.43.1020") if len(reads) == 1 else mlxfw("22.45.3608", "22.43.1020"), "")
+
+    table = {
+        ("/usr/bin/mlxfwmanager", "--query"): query,
+        (bundle, "-d", PCI, "--query", "--query-format", "XML"): (0, bundle_xml("MT_0000000436", "22.43.1020", "22.45.3608", "Update required"), ""),
+        (bundle, "-d", PCI, "-u", "-y", "--no-progress"): (0, fixture("mlxfwmanager_update_cx3.txt"), ""),
+        ("/usr/bin/mlxfwreset", "-d", PCI, "-y", "reset"): (0, fixture("mlxfwreset_reset_cx4.txt"), ""),
+    }
+    result, failed, calls = run_module(nic_firmware.main, args(host, {"MT_0000000436": {"image": bundle}}, reset_ok=True), table, monkeypatch)
+    assert not failed, result
+    assert result["commands"] == ["%s -d 0000:03:00.0 -u -y --no-progress" % bundle, "/usr/bin/mlxfwreset -d 0000:03:00.0 -y reset"]
+    assert result["activated"] == [PCI]
+    assert (result["devices"][0]["kind"], result["devices"][0]["wanted"]) == ("program", "22.45.3608")
+
+
+def test_a_bundle_without_an_image_for_the_card_is_refused(host, monkeypatch, tmp_path):
+    bundle = bundle_program(tmp_path)
+    table = {
+        ("/usr/bin/mlxfwmanager", "--query"): (0, mlxfw("22.43.1020"), ""),
+        (bundle, "-d", PCI, "--query", "--query-format", "XML"): (
+            0, bundle_xml("MT_0000000436", "22.43.1020", "N/A", "No matching image found"), ""),
+    }
+    result, failed, calls = run_module(nic_firmware.main, args(host, {"MT_0000000436": {"image": bundle}}, variable_prefix=FW),
+                                       table, monkeypatch)
+    assert failed and result["commands"] == []
+    assert result["errors"] == ["nic_firmware_images[MT_0000000436].image: the bundle %s has no image for PSID MT_0000000436 "
+                                "(NVIDIA) (mlxfwmanager -i BUNDLE --query: No matching image found); give the vendor's bundle for "
+                                "the card's own vendor line" % bundle]
+
+
+def test_one_bundle_may_serve_two_psids_but_one_image_may_not(host, monkeypatch, tmp_path):
+    bundle, image = bundle_program(tmp_path), host["image"]("one.bin")
+    images = {"MT_0000000436": {"image": bundle}, "LNV0000000033": {"image": bundle}, "DEL0000000027": {"image": image},
+              "HPE0000000014": {"image": image}}
+    result, failed, calls = run_module(nic_firmware.main, args(host, images, variable_prefix=FW, stage="plan"),
+                                       {("/usr/bin/mlxfwmanager", "--query"): (0, "", "")}, monkeypatch)
+    assert failed
+    assert [error for error in result["errors"] if "is also the image of" in error] == [
+        "nic_firmware_images[HPE0000000014].image: '%s' is also the image of nic_firmware_images[DEL0000000027]; an image "
+        "carries one PSID: give each PSID its own file" % image]
+
+
+def verify(host, monkeypatch, query):
+    """stage: verify on a card that mlxfwmanager reads as ``query``, with its image 22.45.3608."""
+    img = host["image"]("cx6dx.bin")
+    table = {
+        ("/usr/bin/mlxfwmanager", "--query"): (0, query, ""),
+        ("/usr/bin/flint", "-i", img, "q"): (0, image_query("MT_0000000436", "22.45.3608"), ""),
+    }
+    return run_module(nic_firmware.main, args(host, {"MT_0000000436": {"image": img}}, stage="verify"), table, monkeypatch)[:2]
+
+
+def test_verify_fails_naming_the_card_that_does_not_run_the_planned_firmware(host, monkeypatch):
+    result, failed = verify(host, monkeypatch, MLXFW)
+    assert failed and result["commands"] == []
+    assert result["msg"].startswith("the cards do not run the planned firmware: 0000:03:00.0 PSID MT_0000000436 (NVIDIA) runs "
+                                    "22.43.1020 (burned 22.45.3608), wanted 22.45.3608; the later stages")
+
+
+def test_verify_passes_when_every_card_runs_the_planned_firmware(host, monkeypatch):
+    result, failed = verify(host, monkeypatch, MLXFW_ACTIVE)
+    assert not failed and result["changed"] is False
+    assert [(dev["pci"], dev["running"], dev["action"]) for dev in result["devices"]] == [(PCI, "22.45.3608", "none")]

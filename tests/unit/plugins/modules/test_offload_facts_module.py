@@ -18,7 +18,7 @@ from ansible_collections.offload.testbed.tests.unit.plugins.modules.test_dpdk_do
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "fixtures", "offload_facts")
-PMD = os.path.join(HERE, "..", "action", "fixtures", "ovs_appctl_pmd_stats_show_netdev_main_thread.txt")
+PMD = os.path.join(HERE, "..", "..", "..", "fixtures", "ovs_appctl_pmd_stats_show_netdev_main_thread_debian12.txt")
 
 
 def read(name, where=FIXTURES):
@@ -47,7 +47,7 @@ def test_every_source_read_from_real_outputs(monkeypatch):
         table, monkeypatch)
     assert not failed and result["changed"] is False and len(calls) == len(table) and result["notes"] == []
     assert result["all_flows"] is True and result["flows_by_dp"]["tc"] == {"flows": 2, "flows_with_packets": 1, "packets": 153, "offloaded": 2}
-    assert result["pmd"]["main"]["packets_received"] == 3847
+    assert result["pmd"]["main"]["packets_received"] == 2118779
     assert result["tc_summary"]["enp0s3"]["not_in_hw"] == 2 and result["tc"]["ltb-gen/eth0"] == {}
     assert result["queues"]["ens1f0np0"]["counter"] == "rxN_packets" and result["queues"]["ltb-gen0"]["packets"] == {"0": 0}
     assert result["conntrack"] == {"entries": 6, "offload": 5, "hw_offload": 0}
