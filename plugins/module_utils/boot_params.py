@@ -209,10 +209,8 @@ def count_errors(params):
         value = params.get(name)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             errors.append('boot_params_%s: %s is not a page count; write 0 (none) or more' % (name, validate.show(value)))
-    fraction = params.get('max_memory_fraction')
-    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:
-        errors.append('boot_params_max_memory_fraction: %s is outside 0..1 (0 excluded); write the share of the memory the '
-                      'hugepages may take as a fraction, 0.9 for 90 %%' % validate.show(fraction))
+    error = validate.fraction('boot_params_max_memory_fraction', params.get('max_memory_fraction'), 'of the memory the hugepages may take')
+    errors.extend([error] if error else [])
     if params.get('reboot_timeout') is not None:
         error = validate.int_in('boot_params_reboot_timeout', params['reboot_timeout'], REBOOT_TIMEOUT[0], REBOOT_TIMEOUT[1],
                                 'give the seconds a reboot of this host may take; a server takes minutes, the default is 1800')

@@ -19,6 +19,8 @@ from ansible_collections.offload.testbed.plugins.module_utils import validate
 
 # Drivers a DPDK application drives a device through (dpdk-devbind.py's dpdk_drivers).
 DPDK_DRIVERS = ('igb_uio', 'vfio-pci', 'uio_pci_generic')
+# A kernel driver's name as /sys/bus/pci/drivers lists it (vfio-pci, mlx5_core).
+DRIVER_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_.-]*$')
 STATUS_LINE = re.compile(r"^(?P<pci>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) '(?P<device>.*?)'(?P<rest>.*)$")
 
 
@@ -111,18 +113,15 @@ def device_errors(name, entry, device, drivers, management, state):
     """The problems of one entry of the device list; ``device`` is what sysfs says of its PCI address (None: not read)."""
     if not isinstance(entry, dict):
         return ['%s: %s is not a mapping; write {pci: "0000:03:00.0", driver: vfio-pci}' % (name, validate.show(entry))]
+    driver = entry.get('driver') or 'vfio-pci'
+    errors = [e for e in [driver_error('%s.driver' % name, driver, drivers) if state == 'bound' else None] if e]
     error = validate.pci_address('%s.pci' % name, entry.get('pci'))
     if error:
-        return [error]
+        return [error] + errors
     pci = entry['pci'].lower()
     if not device or not device.get('exists'):
-        return ['%s.pci: %s is no PCI device of this host (there is no /sys/bus/pci/devices/%s); '
-                'list the devices with lspci -D or dpdk-devbind.py --status and use one of those' % (name, validate.show(entry['pci']), pci)]
-    errors = []
-    driver = entry.get('driver') or 'vfio-pci'
-    if not isinstance(driver, str) or '/' in driver or (driver not in DPDK_DRIVERS and driver not in drivers):
-        errors.append('%s.driver: %s is not a driver of this host (none under /sys/bus/pci/drivers); use vfio-pci'
-                      % (name, validate.show(driver)))
+        return ['%s.pci: %s is no PCI device of this host (there is no /sys/bus/pci/devices/%s); list the devices with lspci -D '
+                'or dpdk-devbind.py --status and use one of those' % (name, validate.show(entry['pci']), pci)] + errors
     reasons = management_reasons(device.get('interfaces') or [], management['host'], management) if state == 'bound' else []
     if reasons and device.get('driver') != driver:
         errors.append('%s.pci: %s (%s) carries the management of this host: its interface %s; binding it to %s would cut this host '
@@ -130,6 +129,41 @@ def device_errors(name, entry, device, drivers, management, state):
                       % (name, pci, 'driver %s' % device['driver'] if device.get('driver') else 'no driver',
                          '; '.join('%s %s' % r for r in reasons), driver))
     return errors
+
+
+def driver_error(name, driver, drivers):
+    """One device's driver against the host: registered under /sys/bus/pci/drivers, or a module modprobe can load.
+
+    ``drivers`` holds ``registered`` (the names under /sys/bus/pci/drivers)
+    and ``modprobe``: for each driver that is not, what ``modprobe -n DRIVER``
+    said (``None`` when it can load it). Returns ``None`` or the message.
+    """
+    if not isinstance(driver, str) or not DRIVER_RE.match(driver):
+        return ('%s: %s is no driver name; write a kernel driver as /sys/bus/pci/drivers lists it, vfio-pci for DPDK'
+                % (name, validate.show(driver)))
+    registered = set(drivers.get('registered') or ())
+    if driver in registered:
+        return None
+    spelled = sorted(known for known in registered | set(DPDK_DRIVERS) if known != driver and known.replace('_', '-') == driver.replace('_', '-'))
+    if spelled:
+        return ("%s: %s is spelled %s under /sys/bus/pci/drivers, the name dpdk-devbind.py binds with; write %s"
+                % (name, validate.show(driver), validate.show(spelled[0]), spelled[0]))
+    said = (drivers.get('modprobe') or {}).get(driver, 'not asked')
+    if said is None:
+        return None
+    return ("%s: %s is not a driver of this host: it is not loaded (nothing at /sys/bus/pci/drivers/%s) and modprobe cannot "
+            "load it (%s); use vfio-pci, or install the driver's module first (igb_uio is built from DPDK's dpdk-kmods)"
+            % (name, validate.show(driver), driver, said))
+
+
+def load_steps(entries, devices, registered):
+    """``('modprobe', driver)`` for each driver a bind of ``entries`` needs that is not registered yet, once each."""
+    steps = []
+    for entry in entries:
+        driver = entry.get('driver') or 'vfio-pci'
+        if devices[entry['pci'].lower()]['driver'] != driver and driver not in registered and ('modprobe', driver) not in steps:
+            steps.append(('modprobe', driver))
+    return steps
 
 
 def duplicate_errors(names, entries):
@@ -143,14 +177,16 @@ def duplicate_errors(names, entries):
     return errors
 
 
-def plan(entries, devices, record, state):
-    """The steps, in order: ``('down', interface)`` and ``('bind', pci, driver, original)``.
+def plan(entries, devices, record, state, registered=None):
+    """The steps, in order: ``('modprobe', driver)``, ``('down', interface)`` and ``('bind', pci, driver, original)``.
 
-    ``bound`` takes each listed device's up interfaces down and binds it to
-    its driver (``original`` is the driver it leaves); ``unbound`` binds each
-    listed device the ``record`` knows back to the driver recorded.
+    ``bound`` loads each driver the binds need that is not among the
+    ``registered`` ones (unchecked when ``None``), then takes each listed
+    device's up interfaces down and binds it to its driver (``original`` is the
+    driver it leaves); ``unbound`` binds each listed device the ``record``
+    knows back to the driver recorded.
     """
-    steps = []
+    steps = load_steps(entries, devices, registered) if state == 'bound' and registered is not None else []
     for entry in entries:
         pci = entry['pci'].lower()
         device = devices[pci]

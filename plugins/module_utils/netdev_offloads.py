@@ -104,6 +104,15 @@ def mtu_errors(params, link):
     return []
 
 
+def name_errors(params):
+    """The device's and the namespace's names by the one rule for names (validate.py), before anything is read."""
+    names = params.get('names')
+    found = [validate.interface_name(label(names, 'device'), params.get('device'), 'a network device')]
+    if params.get('namespace'):
+        found.append(validate.netns_name(label(names, 'namespace'), params['namespace']))
+    return [error for error in found if error]
+
+
 def device_error(params, rc, out, err):
     """The message for an ``ip link show`` that failed: no such namespace, or no such device in it."""
     names = params.get('names')

@@ -34,7 +34,7 @@ from ansible_collections.offload.testbed.plugins.module_utils.ovn_topology_addr 
     route_label,
     text,
 )
-from ansible_collections.offload.testbed.plugins.module_utils.validate import mac_address, vlan_id
+from ansible_collections.offload.testbed.plugins.module_utils.validate import database_name, mac_address, vlan_id
 
 ADDRESS_KEYWORDS = ("unknown", "router", "dynamic")
 LB_PROTOCOLS = ("tcp", "udp", "sctp")
@@ -60,6 +60,10 @@ FIELDS = {
     "nat": {"type": "str", "external_ip": "str", "logical_ip": "str", "logical_port": "str", "external_mac": "str"},
     "load_balancer": {"name": "str", "vip": "str", "backends": "strs", "vips": "dict", "protocol": "str"},
 }
+
+# What each kind of declared object's name names, for the one rule for names (validate.database_name).
+NAMED = {"switch": "a logical switch name", "switch_port": "a logical switch port name", "router": "a logical router name",
+         "router_port": "a logical router port name", "load_balancer": "a load balancer name"}
 
 # A switch port field that only one port type has, and the option it sets: (field, option, port type).
 TYPE_FIELDS = (("router_port", "router-port", "router"), ("network_name", "network_name", "localnet"))
@@ -175,6 +179,9 @@ def _check_names(items, where, errors, kind):
             errors.append("%s[%d].name: a name is required" % (where, index))
             continue
         name = text(name)
+        problem = database_name("%s[%d].name" % (where, index), name, NAMED[kind])
+        if problem:
+            errors.append(problem)
         if name in seen:
             errors.append("%s[%s].name: %s is declared twice" % (where, name, name))
             continue
@@ -240,6 +247,9 @@ def _validate_switch_port(sw_name, port, errors):
             errors.append("%s.%s: only a port of type %s has a %s (type is %r)" % (where, field, needed, field, ptype))
         if value:
             options[option] = value
+        problem = database_name("%s.%s" % (where, field), value, "the %s" % field.replace("_", " ")) if value else None
+        if problem:
+            errors.append(problem)
     tag = port.get("tag")
     problem = None if tag is None else vlan_id("%s.tag" % where, tag)
     if problem:
@@ -272,6 +282,9 @@ def _validate_gateway_chassis(where, items, errors):
         if not chassis:
             errors.append("%s.gateway_chassis[%d].chassis: a chassis name is required" % (where, index))
             continue
+        problem = database_name("%s.gateway_chassis[%d].chassis" % (where, index), chassis, "a chassis name (its system-id)")
+        if problem:
+            errors.append(problem)
         priority = gwc.get("priority")
         priority = 0 if priority is None else priority
         if not 0 <= priority <= 32767:
@@ -398,6 +411,9 @@ def _validate_nat(nwhere, nat, reach, errors):
                       % (nwhere, text(nat["logical_ip"]), text(nat["external_ip"])))
         log = None
     logical_port = _opt_str(nat.get("logical_port"))
+    problem = database_name("%s.logical_port" % nwhere, logical_port, "a logical port name") if logical_port is not None else None
+    if problem:
+        errors.append(problem)
     external_mac = _opt_str(nat.get("external_mac"))
     if external_mac is not None and not is_mac(external_mac):
         errors.append("%s.external_mac: %r is not a MAC address" % (nwhere, external_mac))

@@ -64,6 +64,9 @@ def mac_table(vf_macs, numvfs, name='vf_macs', numvfs_name='numvfs'):
 
 def _pf_name_errors(want, host, n):
     pf = want.get('pf')
+    problem = validate.interface_name(n['pf'], pf, 'the PF (its netdev)')
+    if problem:
+        return [problem]
     if host.get('pf_pci') is None:
         known = ', '.join(sorted(host.get('pfs') or {})) or 'none found'
         at = ' (%s is %s)' % (want.get('pci'), ' '.join(host['pci_netdevs'])) if host.get('pci_netdevs') else ''

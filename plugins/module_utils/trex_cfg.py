@@ -29,8 +29,6 @@ from ansible_collections.offload.testbed.plugins.module_utils import validate as
 
 MODES = ("trex", "softgen")
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
-IFNAME_RE = re.compile(r"^[A-Za-z0-9_.@-]{1,15}$")
-NETNS_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 DEFAULT_RPC_PORT = 4501
 DEFAULT_PUB_PORT = 4500
 # TRex pairs its ports (dual_if); an odd port count is padded with this.
@@ -84,12 +82,12 @@ def _port_errors(where, port, mode):
         if not port.get("netns") and port.get("netns") != "":
             errors.append("%s.netns: missing; softgen sends from an interface inside a network namespace "
                           "(an empty string means the host's namespace)" % where)
-        elif port.get("netns") and not NETNS_RE.match(str(port["netns"])):
-            errors.append("%s.netns: %r is not a namespace name" % (where, port["netns"]))
+        elif port.get("netns"):
+            errors.append(rules.netns_name("%s.netns" % where, port["netns"]))
         if not port.get("iface"):
             errors.append("%s.iface: missing; the interface softgen sends from and counts on" % where)
-        elif not IFNAME_RE.match(str(port["iface"])):
-            errors.append("%s.iface: %r is not an interface name (at most 15 characters)" % (where, port["iface"]))
+        else:
+            errors.append(rules.interface_name("%s.iface" % where, port["iface"], "the interface softgen sends from and counts on"))
     for key in ("ip", "default_gw"):
         if port.get(key):
             errors.append(_ipv4_error("%s.%s" % (where, key), port[key]))

@@ -16,6 +16,7 @@ __metaclass__ = type
 
 import ipaddress
 
+from ansible_collections.offload.testbed.plugins.module_utils import validate as rules
 from ansible_collections.offload.testbed.plugins.module_utils.text import to_int as _int
 
 TUNNEL_TYPES = ("vxlan", "geneve")
@@ -23,7 +24,6 @@ TUNNEL_TYPES = ("vxlan", "geneve")
 _ENCAP_BYTES = 14 + 8 + 8
 _IP_HEADER = {4: 20, 6: 40}
 VNI_MAX = (1 << 24) - 1
-IFNAMSIZ = 15
 # mlx4_core's log_num_mgm_entry_size: 7..12, or -1 for device managed flow steering (the module's own description)
 MGM_RANGE = (7, 12)
 
@@ -44,9 +44,9 @@ def _ip(value):
 def _tunnel_errors(where, tunnel, seen):
     errors = []
     name = tunnel.get("name")
-    if not name or len(str(name)) > IFNAMSIZ or "/" in str(name) or " " in str(name):
-        errors.append("%s.name: %r is not an interface name; give 1 to %d characters without spaces or slashes, such as vxlan0"
-                      % (where, name, IFNAMSIZ))
+    problem = rules.ovs_port_name("%s.name" % where, name, tunnel.get("type", "vxlan"))
+    if problem:
+        errors.append(problem)
     elif name in seen:
         errors.append("%s.name: %r is given twice; each tunnel needs its own port name" % (where, name))
     seen.add(name)
@@ -77,6 +77,9 @@ def _underlay_errors(prefix, underlay, need):
     seen = set()
     for i, item in enumerate(underlay):
         where = "%sunderlay[%d]" % (prefix, i)
+        named = [rules.interface_name("%s.device" % where, item.get("device"), "the underlay's network device")]
+        named += [rules.netns_name("%s.namespace" % where, item["namespace"])] if item.get("namespace") else []
+        errors += [problem for problem in named if problem]
         key = (item.get("namespace") or "", item.get("device"))
         if key in seen:
             errors.append("%s.device: %r is given twice%s" % (where, item.get("device"), " in that namespace" if key[0] else ""))
@@ -90,7 +93,8 @@ def _underlay_errors(prefix, underlay, need):
 
 def validate(config, prefix="tunnel_offload_"):
     """Every error in the role's variables (``config`` without the prefix), each naming the variable."""
-    errors = []
+    errors = [e for e in [rules.interface_name("%sbridge" % prefix, config.get("bridge"), rules.OVS_BRIDGE)] if e]
+    errors += rules.name_list("%sbridge_ports" % prefix, config.get("bridge_ports") or [], rules.ovs_port_name)
     inner = config.get("inner_mtu", 1500)
     if _int(inner) is None or not 68 <= _int(inner) <= 9000:
         errors.append("%sinner_mtu: %r is not an MTU; give 68 to 9000, such as 1500" % (prefix, inner))

@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""One rule per concept a user writes: PCI address, VLAN id, MAC, CPU list, hugepages.
+"""One rule per concept a user writes: PCI address, VLAN id, MAC, CPU list, hugepages,
+a share of the memory, and names (of kernel interfaces, namespaces, database rows).
 
 Every role, module and action that takes one of these checks it here, so the
 same value is refused everywhere with the same words. Each check takes the
@@ -186,3 +187,155 @@ def ovsdb_remote(name, value):
         if scheme not in ('ssl', 'tcp') or ipv4_address(name, host.strip('[]')) or not port.isdigit() or port_number(name, int(port)):
             return '%s: %s is not an OVSDB remote (%r); %s' % (name, show(value), remote.strip(), fix)
     return None
+
+
+# ---------------------------------------------------------------- shares
+
+def fraction(name, value, of='of the memory', example=0.9):
+    """A share written as a fraction: above 0, at most 1 (``0.9`` for 90 %).
+
+    A whole number from 2 to 100 was most likely meant as a percentage
+    (``90``): the message says so and gives the fraction to write.
+    """
+    number = value
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = None
+    if isinstance(number, bool) or not isinstance(number, (int, float)):
+        number = None
+    if number is not None and 0 < number <= 1:
+        return None
+    if number is not None and 2 <= number <= 100 and float(number).is_integer():
+        return ('%s: %s is a percentage, but this is a share %s written as a fraction (above 0, at most 1); '
+                'write %g for %d %%' % (name, show(value), of, number / 100.0, number))
+    return ('%s: %s is outside 0..1 (0 excluded); write the share %s as a fraction, %g for %g %%'
+            % (name, show(value), of, example, example * 100))
+
+
+# ---------------------------------------------------------------- names
+#
+# One rule for the names a user gives to what the roles and modules create or
+# look for, by kind: a kernel network interface (netdevs, Open vSwitch bridges
+# and the ports the kernel sees), a network namespace, and a name kept in an
+# Open vSwitch or OVN database. All three refuse what is not text, an empty
+# name, white space around it and control characters in it.
+
+# The kernel's dev_valid_name() (net/core/dev.c): not empty, shorter than
+# IFNAMSIZ (16, the closing NUL included), neither "." nor "..", and no '/',
+# ':' or white space; dev_get_valid_name() reads a '%' as a pattern it fills in
+# with a number (eth%d), so a name with '%' is not the name the device gets.
+IFNAMSIZ = 16
+IFNAME_REFUSED = '/:%'
+# ip netns (iproute2, ip/ipnetns.c, invalid_name()): a file under /run/netns,
+# so not empty, at most NAME_MAX (255) bytes, neither "." nor "..", no '/'.
+NAME_MAX = 255
+
+
+def _name_text_problem(value, what):
+    """What every name must be: text, not empty, without control characters. ``None`` when it is."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return '%s is not a name; write %s as text' % (show(value), what)
+    text = str(value)
+    if not text.strip():
+        return '%s is empty; give %s' % (show(text), what)
+    control = [char for char in text if not char.isprintable() and not char.isspace()]
+    if control:
+        return '%s holds the control character %r; write %s in printable characters' % (show(text), control[0], what)
+    return None
+
+
+def _surrounding_blank(text):
+    """``'leading'``, ``'trailing'`` or ``'leading and trailing'`` white space around ``text``; ``''`` for none."""
+    where = [side for side, blank in (('leading', text[:1].isspace()), ('trailing', text[-1:].isspace())) if blank]
+    return ' and '.join(where)
+
+
+def _shared_problem(name, value, what, blank_means):
+    """The message for what every kind of name refuses (see :func:`_name_text_problem`) and white space around it
+    (``blank_means``: what becomes of it), or ``None``."""
+    problem = _name_text_problem(value, what)
+    if problem:
+        return '%s: %s' % (name, problem)
+    text = str(value)
+    blank = _surrounding_blank(text)
+    if blank:
+        return '%s: %s has %s white space, %s; write %s' % (name, show(text), blank, blank_means, show(text.strip()))
+    return None
+
+
+def interface_name(name, value, what='a network interface'):
+    """A kernel network interface name, as the kernel takes it (dev_valid_name()).
+
+    ``what`` says what gets the name (:data:`OVS_BRIDGE`, ``'the PF (its
+    netdev)'``). Returns ``None`` or the message.
+    """
+    problem = _shared_problem(name, value, 'the name of %s' % what, 'which the kernel refuses in the name of %s' % what)
+    if problem:
+        return problem
+    text = str(value)
+    size = len(text.encode('utf-8'))
+    if size >= IFNAMSIZ:
+        short = text.encode('utf-8')[:IFNAMSIZ - 1].decode('utf-8', 'ignore')
+        unit = 'characters' if size == len(text) else 'bytes in UTF-8'
+        return ('%s: %s is %d %s long; the kernel takes at most %d in the name of %s (IFNAMSIZ %d with the closing NUL): '
+                'shorten it, for example to %s' % (name, show(text), size, unit, IFNAMSIZ - 1, what, IFNAMSIZ, show(short)))
+    if text in ('.', '..'):
+        return "%s: %s is no name the kernel gives %s ('.' and '..' are refused); use letters, digits, '-' and '_'" % (name, show(text), what)
+    refused = sorted(set(char for char in text if char in IFNAME_REFUSED or char.isspace()))
+    if refused:
+        why = ("the kernel reads '%' as a pattern it fills in with a number (eth%d)" if refused == ['%']
+               else "the kernel refuses '/', ':' and white space in the name of %s" % what)
+        return ("%s: %s holds %s; %s: use letters, digits, '-', '_' and '.'"
+                % (name, show(text), ', '.join(repr(char) for char in refused), why))
+    return None
+
+
+def netns_name(name, value):
+    """A network namespace name as ``ip netns`` takes it, without white space (it goes into command lines and units)."""
+    problem = _shared_problem(name, value, 'the name of a network namespace',
+                              "which would be part of the namespace's name (ip netns list shows it)")
+    if problem:
+        return problem
+    text = str(value)
+    if len(text.encode('utf-8')) > NAME_MAX or text in ('.', '..') or '/' in text or any(char.isspace() for char in text):
+        return ("%s: %s is no network namespace name (ip netns takes 1 to %d characters, no '/', not '.' or '..', and a "
+                "name with white space breaks the command lines it goes into); use letters, digits, '-', '_' and '.'"
+                % (name, show(text), NAME_MAX))
+    return None
+
+
+def database_name(name, value, what='a name'):
+    """A name written into an Open vSwitch or OVN database: printable text without white space around it.
+
+    The database keeps a name as it is given, white space included; what
+    looks for it later by its visible name does not find it.
+    """
+    stripped = str(value).strip() if isinstance(value, (str, int)) and not isinstance(value, bool) else value
+    return _shared_problem(name, value, what, 'which the database would keep as part of %s (what looks for %s would not find it)'
+                           % (what, show(stripped)))
+
+
+def name_list(name, values, check, *args):
+    """``check`` (one of the name rules above) on each item of a list, named ``name[0]``, ``name[1]``..."""
+    if not isinstance(values, (list, tuple)):
+        return ['%s: %s is not a list; write the names as a list, for example [eth0]' % (name, show(values))]
+    return [error for error in (check('%s[%d]' % (name, index), value, *args) for index, value in enumerate(values)) if error]
+
+
+# Open vSwitch interface types whose name reaches no kernel: DPDK's ports (ovs-vswitchd's own, named
+# as the user likes) and patch ports (inside ovs-vswitchd). Every other port is a kernel interface
+# (a system device, internal, tap, OVS-DOCA's doca ports on the PF and representor netdevs) or, on
+# the kernel datapath, a vport whose name the openvswitch module takes with at most IFNAMSIZ - 1
+# characters (vport_policy, OVS_VPORT_ATTR_NAME, net/openvswitch/datapath.c): tunnels too.
+OVS_ROW_TYPES = ('dpdk', 'dpdkvhostuser', 'dpdkvhostuserclient', 'patch')
+OVS_BRIDGE = 'an Open vSwitch bridge, a kernel interface too'
+
+
+def ovs_port_name(name, value, port_type=None):
+    """An Open vSwitch port: a database name for the types of OVS_ROW_TYPES, a kernel interface name for the others."""
+    if port_type in OVS_ROW_TYPES:
+        return database_name(name, value, 'the name of an Open vSwitch port')
+    also = 'a kernel interface too' if port_type in (None, '', 'system', 'internal', 'tap', 'doca') else 'a port of the kernel datapath too'
+    return interface_name(name, value, 'an Open vSwitch port of type %s, %s' % (port_type or 'system', also))

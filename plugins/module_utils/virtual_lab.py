@@ -27,16 +27,18 @@ __metaclass__ = type
 
 import ipaddress
 import json
-import re
 
 from ansible_collections.offload.testbed.plugins.module_utils.ethtool import OFFLOAD_FEATURES
 from ansible_collections.offload.testbed.plugins.module_utils.ovsdb import switch_model
-from ansible_collections.offload.testbed.plugins.module_utils.validate import VLAN_MAX, VLAN_MIN, mac_address, show, vlan_id
+from ansible_collections.offload.testbed.plugins.module_utils.validate import (
+    OVS_BRIDGE, VLAN_MAX, VLAN_MIN, database_name, interface_name, mac_address, netns_name, show, vlan_id)
 
 MARK_KEY = "offload-testbed"
 MARK_VALUE = "virtual_lab"
-IFNAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,15}$")
-NETNS_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+# What the names of the lab's interfaces, bridges and namespaces name, for the one rule for names (validate.py).
+LINK = "an interface in a namespace (one end of a veth pair)"
+PEER = "the host end of a veth pair, an Open vSwitch port too"
+INTERNAL = "an Open vSwitch internal port, a kernel interface too"
 
 
 # --------------------------------------------------------------------------
@@ -66,13 +68,14 @@ class _Check(object):
         self.seen_addr = {}
 
     def add(self, message):
-        self.errors.append(message)
+        """Keep a message (the rules of validate.py return None for a good value)."""
+        if message:
+            self.errors.append(message)
 
 
 def _check_lab(c, lab):
     """The settings of the whole lab: bridge, MTU, offloads."""
-    if not IFNAME_RE.match(str(lab.get("bridge") or "")):
-        c.add("%sbridge: %r is not a valid bridge name (1-15 characters of letters, digits, '_', '.', '-')" % (c.p, lab.get("bridge")))
+    c.add(interface_name("%sbridge" % c.p, lab.get("bridge"), OVS_BRIDGE))
     mtu = lab.get("mtu")
     if mtu is not None and not 68 <= int(mtu) <= 9216:
         c.add("%smtu: %s is outside 68..9216; use a frame size the veth and the datapath accept, such as 1500" % (c.p, mtu))
@@ -103,8 +106,8 @@ def _check_networks(c, lab):
         if vlan is not None and vlan_id("%s.vlan" % where, vlan):
             c.add("%s.vlan: %s (network %s) is outside %d..%d; VLAN 0 and 4095 are reserved, "
                   "leave vlan unset for an untagged network" % (where, show(vlan), name, VLAN_MIN, VLAN_MAX))
-        if net.get("bridge") is not None and not IFNAME_RE.match(str(net["bridge"])):
-            c.add("%s.bridge: %r is not a valid bridge name" % (where, net["bridge"]))
+        if net.get("bridge") is not None:
+            c.add(interface_name("%s.bridge" % where, net["bridge"], OVS_BRIDGE))
         if net.get("mtu") is not None and not 68 <= int(net["mtu"]) <= 9216:
             c.add("%s.mtu: %s (network %s) is outside 68..9216; leave it unset for the lab's mtu" % (where, net["mtu"], name))
         c.nets[name] = cidr
@@ -130,16 +133,15 @@ def _check_address(c, where, addr, iface, cidr, netname):
     c.seen_addr[str(iface.ip)] = where
 
 
-def _check_endpoint(c, where, item, ifname_key):
-    """A namespace link or an internal port: name, network, address, gateway, MAC.
+def _check_endpoint(c, where, item, what):
+    """A namespace link or an internal port: name (``what`` it names), network, address, gateway, MAC.
 
     The address, gateway and MAC are checked only once the network is known
     and the address (when given) is one.
     """
-    ifname = item.get(ifname_key)
-    if not ifname or not IFNAME_RE.match(str(ifname)):
-        c.add("%s.%s: %r is not a valid interface name (1-15 characters of letters, digits, '_', '.', '-')"
-              % (where, ifname_key, ifname))
+    c.add(interface_name("%s.name" % where, item.get("name"), what))
+    if item.get("iface_id") is not None:
+        c.add(database_name("%s.iface_id" % where, item["iface_id"], "an OVN logical port name (external_ids:iface-id)"))
     netname = item.get("network")
     if netname not in c.nets:
         c.add("%s.network: %r is not declared in %snetworks; declare it or fix the name" % (where, netname, c.p))
@@ -174,13 +176,13 @@ def _check_links(c, where, ns):
     local_names = set()
     for j, link in enumerate(ns.get("links") or []):
         lwhere = "%s.links[%d]" % (where, j)
-        _check_endpoint(c, lwhere, link, "name")
+        _check_endpoint(c, lwhere, link, LINK)
         if link.get("name") in local_names:
             c.add("%s.name: interface %r is declared twice in namespace %s" % (lwhere, link.get("name"), ns.get("name")))
         local_names.add(link.get("name"))
         peer = link.get("peer")
-        if not peer or not IFNAME_RE.match(str(peer)):
-            c.add("%s.peer: %r is not a valid interface name for the host end (1-15 characters)" % (lwhere, peer))
+        if interface_name("%s.peer" % lwhere, peer, PEER):
+            c.add(interface_name("%s.peer" % lwhere, peer, PEER))
         elif peer in c.seen_if:
             c.add("%s.peer: host interface %r is already used by %s" % (lwhere, peer, c.seen_if[peer]))
         else:
@@ -190,8 +192,8 @@ def _check_links(c, where, ns):
 def _check_namespace(c, where, ns):
     """One namespace: its name, links, loopback addresses and routes."""
     name = ns.get("name")
-    if not name or not NETNS_RE.match(str(name)):
-        c.add("%s.name: %r is not a valid namespace name" % (where, name))
+    if netns_name("%s.name" % where, name):
+        c.add(netns_name("%s.name" % where, name))
     elif name in c.seen_ns:
         c.add("%s.name: namespace %r is declared twice; each namespace needs its own name" % (where, name))
     c.seen_ns.add(name)
@@ -265,7 +267,7 @@ def validate(lab, prefix=""):
         _check_namespace(c, "%snamespaces[%d]" % (prefix, i), ns)
     for i, port in enumerate(lab.get("internal_ports") or []):
         where = "%sinternal_ports[%d]" % (prefix, i)
-        _check_endpoint(c, where, port, "name")
+        _check_endpoint(c, where, port, INTERNAL)
         if port.get("name") in c.seen_if:
             c.add("%s.name: host interface %r is already used by %s" % (where, port.get("name"), c.seen_if[port.get("name")]))
         c.seen_if[port.get("name")] = where

@@ -19,9 +19,11 @@ description:
   - "Before it changes anything it reads each device in sysfs (C(/sys/bus/pci/devices/<pci>): its driver and
     interfaces), the addresses and routes of the host (C(ip -j addr show), C(ip -j route show), C(ip -j -6 route show)),
     and refuses, every problem at once, a malformed PCI address, one that is no device of the host, a driver the host
-    does not have, a device listed twice, and a device whose interface carries a management address (O(management_addresses),
-    O(connection_address)), the default route or a O(management_interfaces) entry, naming the device, the
-    interface and the address or route."
+    does not have (neither registered under C(/sys/bus/pci/drivers) nor a module C(modprobe -n) finds), a device listed
+    twice, a O(management_interfaces) name the kernel would refuse, and a device whose interface carries a management
+    address (O(management_addresses), O(connection_address)), the default route or a O(management_interfaces) entry,
+    naming the device, the interface and the address or route."
+  - A driver that is not registered yet (C(igb_uio), C(uio_pci_generic)) is loaded with O(modprobe) before the first bind.
   - After each bind it reads the device's driver back from sysfs and fails when it is not the one asked for
     (C(dpdk-devbind.py) prints most of its errors and still exits 0).
 author:
@@ -66,6 +68,10 @@ options:
     description: The ip command.
     type: str
     default: ip
+  modprobe:
+    description: The modprobe command; C(modprobe -n DRIVER) tells whether the host can load a driver that is not registered yet.
+    type: str
+    default: modprobe
   state_file:
     description: The module's record of each device's driver and interfaces before it bound it (JSON).
     type: path
@@ -153,6 +159,7 @@ ARGUMENT_SPEC = dict(
     root=dict(type='path', default='/'),
     devbind=dict(type='list', elements='str', default=['dpdk-devbind.py']),
     ip=dict(type='str', default='ip'),
+    modprobe=dict(type='str', default='modprobe'),
     state_file=dict(type='path', default='/var/lib/offload-testbed/dpdk_host_devices.json'),
     management_addresses=dict(type='list', elements='str', default=[]),
     connection_address=dict(type='str'),
@@ -200,6 +207,7 @@ class Devices(object):
         self.module, self.params = module, module.params
         self.commands = []
         self.dry = True
+        self.drivers = {'registered': set(), 'modprobe': {}}
 
     def fail(self, msg):
         self.module.fail_json(msg=msg, commands=self.commands, errors=[msg])
@@ -226,8 +234,7 @@ class Devices(object):
         p, names = self.params, self.params['names']
         label = names.get('devices', 'devices')
         labels = ['%s[%d]' % (label, index) for index in range(len(p['devices']))]
-        drivers = set(os.listdir(os.path.join(p['root'], 'sys', 'bus', 'pci', 'drivers'))) \
-            if os.path.isdir(os.path.join(p['root'], 'sys', 'bus', 'pci', 'drivers')) else set()
+        drivers = self.drivers = self.read_drivers()
         management = {'host': self.read_host() if p['state'] == 'bound' else {'addresses': {}, 'routes': []},
                       'addresses': resolve(p['management_addresses'], names.get('management_addresses', 'management_addresses'))
                       + resolve([p['connection_address']] if p['connection_address'] else [], names.get('connection_address', 'connection_address')),
@@ -236,7 +243,20 @@ class Devices(object):
         for name, entry in zip(labels, p['devices']):
             pci = entry.get('pci').lower() if isinstance(entry.get('pci'), str) else None
             errors.extend(dpdk_devbind.device_errors(name, entry, devices.get(pci), drivers, management, p['state']))
+        errors += validate.name_list(names.get('management_interfaces', 'management_interfaces'), p['management_interfaces'],
+                                     validate.interface_name)
         return errors + dpdk_devbind.duplicate_errors(labels, p['devices']) + self.program_errors()
+
+    def read_drivers(self):
+        """The drivers registered under /sys/bus/pci/drivers, and what ``modprobe -n`` says of each other one asked for."""
+        base = os.path.join(self.params['root'], 'sys', 'bus', 'pci', 'drivers')
+        registered = set(os.listdir(base)) if os.path.isdir(base) else set()
+        asked = set(e.get('driver') or 'vfio-pci' for e in self.params['devices'] if isinstance(e, dict)) if self.params['state'] == 'bound' else set()
+        said = {}
+        for driver in sorted(d for d in asked - registered if isinstance(d, str) and dpdk_devbind.DRIVER_RE.match(d)):
+            rc, out, err = self.module.run_command([self.params['modprobe'], '-n', driver])
+            said[driver] = None if rc == 0 else '%s (rc %d)' % ((err or out).strip() or 'modprobe -n %s said nothing' % driver, rc)
+        return {'registered': registered, 'modprobe': said}
 
     def program_errors(self):
         """dpdk-devbind.py, needed to bind and to give back, missing from the host."""
@@ -290,9 +310,9 @@ def converge(worker, devices, record):
     """Run the plan of :func:`dpdk_devbind.plan`; returns the devices' drivers after it."""
     p = worker.params
     after = dict((pci, dict(device)) for pci, device in devices.items())
-    for step in dpdk_devbind.plan(p['devices'], devices, record, 'bound' if p['state'] == 'bound' else 'unbound'):
-        if step[0] == 'down':
-            worker.run([p['ip'], 'link', 'set', 'dev', step[1], 'down'])
+    for step in dpdk_devbind.plan(p['devices'], devices, record, p['state'], worker.drivers['registered']):
+        if step[0] in ('modprobe', 'down'):
+            worker.run([p['modprobe'], step[1]] if step[0] == 'modprobe' else [p['ip'], 'link', 'set', 'dev', step[1], 'down'])
             continue
         dummy, pci, driver, original = step
         if p['state'] == 'bound':

@@ -22,7 +22,8 @@ description:
     (C(MemTotal) and C(MemAvailable) of C(/proc/meminfo), C(MemTotal) and C(MemFree) of each node's C(meminfo)),
     the counts and the hugetlbfs mounts of C(/proc/mounts), and refuses, every problem at once, a size the host
     cannot map, a node it does not have, a count that is none, the same size and node twice, a mount point that is
-    a hugetlbfs of another size, more pages than O(max_fraction) of the memory or than the memory available.
+    a hugetlbfs of another size, a O(max_fraction) that is no fraction (C(90) for 0.9), more pages than O(max_fraction)
+    of the memory or than the memory available.
   - After each write it reads the count back; when the kernel gave fewer pages (fragmented memory) it writes the
     previous count back and fails.
   - Records, in O(state_file), the count found before its first write of each size and node and the mounts it made,
@@ -63,7 +64,9 @@ options:
     choices: [present, absent]
     default: present
   max_fraction:
-    description: Largest share of C(MemTotal) (of the host, and of each node) all hugepages together may take.
+    description:
+      - Largest share of C(MemTotal) (of the host, and of each node) all hugepages together may take, as a fraction (C(0.9) for 90 %).
+      - Above 0 and at most 1; a percentage (C(90)) is refused, with the fraction to write.
     type: float
     default: 0.9
   persist:
@@ -289,7 +292,11 @@ def main():
     label = p['names'].get('pages', 'pages')
     host = read_host(p['root'])
     names = ['%s[%d]' % (label, index) for index in range(len(p['pages']))]
-    errors = hugepages.errors(names, p['pages'], host, p['max_fraction'], p['persist']) if p['state'] == 'present' else []
+    errors = []
+    if p['state'] == 'present':
+        share = validate.fraction(p['names'].get('max_fraction', 'max_fraction'), p['max_fraction'],
+                                  'of the memory (of the host, and of each NUMA node) the hugepages may take')
+        errors = ([share] if share else []) + hugepages.errors(names, p['pages'], host, 1.0 if share else p['max_fraction'], p['persist'])
     base = dict(changed=False, commands=[], errors=errors, counts=host['current'], default_size=host['default_size'],
                 requests=hugepages.requests(p['pages'], host['default_size']))
     if p['validate_only'] or errors:

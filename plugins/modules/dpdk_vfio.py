@@ -14,6 +14,9 @@ short_description: The vfio-pci driver loaded, in no-IOMMU mode only where that 
 version_added: 0.2.0
 description:
   - Loads C(vfio-pci) (C(modprobe vfio-pci)) when C(/sys/module/vfio_pci) is missing.
+  - Before it loads anything it asks C(modprobe -n) whether the host has each module it would load, and refuses, naming
+    O(names) C(load), a host whose kernel has no C(vfio-pci) or C(vfio) module (a kernel built without VFIO, a missing
+    module tree).
   - Reads whether the host has an IOMMU (entries under C(/sys/kernel/iommu_groups)). Without one (a VM without a
     virtual IOMMU, a host booted without C(intel_iommu=on)) vfio-pci binds devices only in the vfio module's no-IOMMU
     mode; the module turns it on (C(modprobe vfio enable_unsafe_noiommu_mode=1), or the module parameter in sysfs
@@ -48,7 +51,9 @@ options:
     type: bool
     default: false
   names:
-    description: "How the messages call the options (C({noiommu: dpdk_host_vfio_noiommu}))."
+    description:
+      - "How the messages call the options (C({noiommu: dpdk_host_vfio_noiommu})); C(load) names what asked for vfio-pci to be
+        loaded (C(dpdk_host_vfio_load)), C(modprobe) by default."
     type: dict
     default: {}
 """
@@ -124,6 +129,21 @@ def errors_of(params, host):
             'boot_params_iommu), or set %s: true to accept that' % (name, name)]
 
 
+def load_errors(module, params, steps):
+    """What ``modprobe -n`` says of each module the plan loads: the host's kernel must have it (run in check mode too)."""
+    name = params['names'].get('load', 'modprobe')
+    errors = []
+    for step in steps:
+        if step[0] != 'modprobe':
+            continue
+        rc, out, err = module.run_command([params['modprobe'], '-n', step[1][1]])
+        if rc != 0:
+            errors.append('%s: the kernel of this host has no %s module to load (modprobe -n %s: %s, rc %d); install the kernel\'s '
+                          'VFIO modules (CONFIG_VFIO_PCI), or set %s to false and bind the devices to a driver the host has'
+                          % (name, step[1][1], step[1][1], (err or out).strip() or 'no output', rc, name))
+    return errors
+
+
 def plan(params, host):
     """``[('modprobe', argv) | ('write', path, value)]``."""
     steps = []
@@ -141,14 +161,15 @@ def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     p = module.params
     host = read_host(p['root'])
-    errors = errors_of(p, host)
+    steps = plan(p, host)
+    errors = errors_of(p, host) + load_errors(module, p, steps)
     noiommu = not host['groups'] and (host['noiommu'] or p['noiommu'])
     result = dict(changed=False, commands=[], errors=errors, iommu_groups=host['groups'], noiommu=noiommu)
     if errors and not p['validate_only']:
         module.fail_json(msg='; '.join(errors), **result)
     if p['validate_only'] or errors:
         module.exit_json(**result)
-    for step in plan(p, host):
+    for step in steps:
         result['commands'].append(' '.join(step[1]) if step[0] == 'modprobe' else 'echo %s > %s' % (step[2], step[1]))
         if module.check_mode:
             continue

@@ -19,7 +19,8 @@ description:
   - For a VXLAN or Geneve overlay the underlay's MTU is raised by the encapsulation overhead (50 bytes for VXLAN over
     IPv4, so 1550 for 1500-byte inner frames), and the NIC's tunnel segmentation offloads (C(tx-udp_tnl-segmentation),
     C(tx-udp_tnl-csum-segmentation)) say whether it segments the encapsulated TCP itself.
-  - "Refuses, all problems at once: a device that does not exist (in O(namespace)), a feature C(ethtool -k) does not list,
+  - "Refuses, all problems at once: a device or namespace name the kernel or C(ip netns) would refuse (checked before
+    anything runs), a device that does not exist (in O(namespace)), a feature C(ethtool -k) does not list,
     a feature printed C([fixed]) asked to change (the driver does not allow it), an O(mtu) outside 68..65535 or
     beyond the device's C(min_mtu)/C(max_mtu)."
   - After writing it reads the device again. C(ethtool -K) can exit 0 and leave a feature as it was (it then prints
@@ -168,8 +169,9 @@ def write(module, commands, result):
 def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     p = module.params
-    link, current, error = read(module, p)
-    errors = ([error] if error else []) + nd.errors_of(p, link, current)
+    named = nd.name_errors(p)
+    link, current, error = read(module, p) if not named else (None, None, None)
+    errors = named + ([error] if error else []) + nd.errors_of(p, link, current)
     result = dict(changed=False, commands=[], errors=errors, mtu=link and link['mtu'], features={}, all_features={}, fixed=[])
     if current is not None:
         result.update(state(p, link['mtu'], dict((n, d['on']) for n, d in current.items()), current))

@@ -22,7 +22,9 @@ description:
   - >-
     The whole declaration (field names and types included) is validated before the database is read; every problem is
     reported at once, each message naming the object and the field, for example
-    C(routers[lr0].ports[p1].mac: 'zz' is not a MAC address).
+    C(routers[lr0].ports[p1].mac: 'zz' is not a MAC address). A name (of a switch, router, port, load balancer, chassis,
+    localnet network or NAT logical port) with white space around it or a control character in it is refused: the
+    database would keep it as written, and what looks the object up by its visible name would not find it.
   - Objects are identified by name (switches, switch ports, routers, router ports, load balancers), by chassis within a
     router port (gateway chassis), by prefix, nexthop, policy and output port (static routes) and by type, external IP and
     logical IP (NAT rules).

@@ -28,6 +28,10 @@ description:
   - Reports in RV(restart_keys) the C(other_config) keys that changed and that ovs-vswitchd reads only when
     it starts (C(doca-init), C(pmd-cpu-mask), and C(hw-offload) when it goes from true to false, since ovs-vswitchd
     turns the flow offload API on at run time but never off), so a role can restart it through a handler.
+  - Before it reads the switch it refuses, every problem at once, a bridge or port name the kernel would refuse (more than
+    15 characters, C(/), C(:), C(%) or white space in it; the kernel sees bridges, internal and system ports) or one with
+    white space around it (the database would keep it), a VLAN outside 1..4094 and the other malformed values, each message
+    naming the option (C(bridges[0].ports[1].name)), the value and the fix.
   - Option names follow C(openvswitch.openvswitch) where they mean the same (C(bridge), C(port), C(fail_mode),
     C(external_ids), C(tag)).
 author:
@@ -69,7 +73,7 @@ options:
     default: []
     suboptions:
       name:
-        description: Bridge name.
+        description: Bridge name, a kernel interface name (1 to 15 characters, no C(/), C(:), C(%) or white space).
         type: str
         required: true
         aliases: [bridge]
@@ -95,7 +99,10 @@ options:
         default: []
         suboptions:
           name:
-            description: Port (and interface) name.
+            description:
+              - Port (and interface) name. For the types that are kernel interfaces (a system device, C(internal), C(tap),
+                C(doca)) a kernel interface name (1 to 15 characters, no C(/), C(:), C(%) or white space); for the others
+                no white space around it.
             type: str
             required: true
             aliases: [port]
@@ -188,6 +195,7 @@ import shlex
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils import ovs as ovs_plan
+from ansible_collections.offload.testbed.plugins.module_utils import validate as rules
 from ansible_collections.offload.testbed.plugins.module_utils.ovsdb import switch_model
 from ansible_collections.offload.testbed.plugins.module_utils.ethtool import OFFLOAD_FEATURES, parse_ethtool_features
 from ansible_collections.offload.testbed.plugins.module_utils.ip import parse_ip_addr_json
@@ -267,6 +275,9 @@ def main():
     spec = module.params
     errors = []
     for i, bridge in enumerate(spec["bridges"]):
+        errors += [e for e in [rules.interface_name("bridges[%d].name" % i, bridge["name"], rules.OVS_BRIDGE)] if e]
+        errors += [e for e in (rules.ovs_port_name("bridges[%d].ports[%d].name" % (i, j), port["name"], port.get("type"))
+                               for j, port in enumerate(bridge["ports"])) if e]
         for j, port in enumerate(bridge["ports"]):
             for feature in port["offloads_off"]:
                 if feature not in OFFLOAD_FEATURES:

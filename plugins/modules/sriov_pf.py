@@ -188,7 +188,7 @@ def read_sysfs(root, pf, pci, vf_driver):
     net = os.path.join(root, 'class', 'net')
     names = sorted(os.listdir(net)) if os.path.isdir(net) else []
     devices = dict((name, _basename_of_link(os.path.join(net, name, 'device'))) for name in names)
-    sane = bool(pf) and '/' not in pf and pf not in ('.', '..')
+    sane = validate.interface_name('pf', pf) is None
     device = os.path.join(net, pf, 'device') if sane else None
     host = {
         'sysfs_ok': os.path.isdir(net),

@@ -110,11 +110,12 @@ options:
         type: str
       lcores:
         description: EAL core list (C(--lcores)) of the sending testpmd, for example C(0-1), or C(0@3,1@3) for both lcores on CPU 3;
-          the first is its main lcore (it reads the commands), the next forwards.
+          the first is its main lcore (it reads the commands), the next forwards. At least two, or the list is refused
+          (with one, testpmd has no forwarding lcore and stops).
         type: str
         default: 0-1
       rx_lcores:
-        description: EAL core list of the receiving testpmd (O(testpmd.rx_device)).
+        description: EAL core list of the receiving testpmd (O(testpmd.rx_device)), at least two lcores as for O(testpmd.lcores).
         type: str
         default: 0-1
       total_num_mbufs:

@@ -440,6 +440,26 @@ def _check_testpmd_ports(options, errors):
         errors.append("testpmd.peer_mac: %s is not a MAC address (xx:xx:xx:xx:xx:xx), the destination MAC of the frames" % _show(options["peer_mac"]))
 
 
+def lcore_ids(text):
+    """The lcore ids of an EAL ``--lcores`` list: ``0-1`` -> {0, 1}, ``0@3,1@3`` -> {0, 1}, ``(0,1)@2`` -> {0, 1}.
+
+    Each element is ``LCORES[@CPUS]``; LCORES is an id, a range or a group in
+    parentheses. What is not an id is left out (LCORES_RE checks the form).
+    """
+    ids, depth, element = set(), 0, ""
+    for char in str(text) + ",":
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char != "," or depth > 0:
+            element += char
+            continue
+        for part in element.split("@")[0].strip("()").split(","):
+            low, dummy, high = part.partition("-")
+            if low.isdigit() and (high.isdigit() or not high):
+                ids.update(range(int(low), int(high or low) + 1))
+        element = ""
+    return ids
+
+
 def _check_testpmd_process(options, errors):
     """binary, lcores, file prefix, mbufs, start-up time."""
     if not options["binary"]:
@@ -447,6 +467,10 @@ def _check_testpmd_process(options, errors):
     for name in ("lcores", "rx_lcores"):
         if not LCORES_RE.match(options[name] or ""):
             errors.append("testpmd.%s: %s is not an EAL core list (--lcores), e.g. 0-1, 2,3 or 0@3,1@3" % (name, _show(options[name])))
+        elif len(lcore_ids(options[name])) < 2:
+            errors.append("testpmd.%s: %s gives testpmd %s lcore; it needs two or more, the main lcore (its command line) and at least "
+                          "one forwarding lcore (with one it stops: \"No cores defined for forwarding\"); write two, for example 0-1 or 0@3,1@3"
+                          % (name, _show(options[name]), "one" if lcore_ids(options[name]) else "no"))
     if options["file_prefix"] is not None and not FILE_PREFIX_RE.match(options["file_prefix"]):
         errors.append("testpmd.file_prefix: %s must be letters, digits, '_' or '-' (up to 64), the EAL --file-prefix; leave it unset "
                       "for tbench-<pid>" % _show(options["file_prefix"]))

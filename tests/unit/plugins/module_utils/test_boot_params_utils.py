@@ -188,8 +188,10 @@ def test_iommu_refusals():
 @pytest.mark.parametrize('change, message', [
     ({'hugepages_1g': -4}, 'boot_params_hugepages_1g: -4 is not a page count; write 0 (none) or more'),
     ({'hugepages_2m': -1}, 'boot_params_hugepages_2m: -1 is not a page count; write 0 (none) or more'),
-    ({'max_memory_fraction': 90}, 'boot_params_max_memory_fraction: 90 is outside 0..1 (0 excluded); write the share of the memory '
-                                  'the hugepages may take as a fraction, 0.9 for 90 %'),
+    ({'max_memory_fraction': 90}, 'boot_params_max_memory_fraction: 90 is a percentage, but this is a share of the memory the hugepages '
+                                  'may take written as a fraction (above 0, at most 1); write 0.9 for 90 %'),
+    ({'max_memory_fraction': 1.5}, 'boot_params_max_memory_fraction: 1.5 is outside 0..1 (0 excluded); write the share of the memory '
+                                   'the hugepages may take as a fraction, 0.9 for 90 %'),
     ({'max_memory_fraction': 0.0}, 'boot_params_max_memory_fraction: 0.0 is outside 0..1 (0 excluded); write the share of the '
                                    'memory the hugepages may take as a fraction, 0.9 for 90 %'),
     ({'reboot_timeout': 0}, 'boot_params_reboot_timeout: 0 is outside 10..86400; give the seconds a reboot of this host may take; a '

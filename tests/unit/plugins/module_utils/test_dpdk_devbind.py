@@ -21,6 +21,11 @@ def management(addresses=(), interfaces=()):
     return {"host": machine(), "addresses": list(addresses), "interfaces": list(interfaces)}
 
 
+def drivers(*registered, **modprobe):
+    """The host's drivers as the module reads them: those registered, and what modprobe -n said of others (None: it loads them)."""
+    return {"registered": set(registered or ("vfio-pci",)), "modprobe": modprobe}
+
+
 def test_parse_status_of_this_machine():
     status = dpdk_devbind.parse_status(fixture("dpdk_devbind_status_firecracker_virtio.txt"))
     assert status["0000:00:03.0"] == {"section": "Network devices using kernel driver", "device": "Virtio 1.0 network device 1041",
@@ -47,19 +52,19 @@ def test_management_reasons_name_the_address_and_the_route():
 
 def test_the_management_nic_is_refused_naming_device_interface_and_route():
     device = {"exists": True, "driver": "virtio-pci", "interfaces": ["eth0"], "up": ["eth0"]}
-    errors = dpdk_devbind.device_errors("dpdk_host_devices[0]", {"pci": "0000:00:03.0", "driver": "vfio-pci"}, device, set(),
+    errors = dpdk_devbind.device_errors("dpdk_host_devices[0]", {"pci": "0000:00:03.0", "driver": "vfio-pci"}, device, drivers(),
                                         management([("192.0.2.2", "ansible_host")]), "bound")
     assert errors == ["dpdk_host_devices[0].pci: 0000:00:03.0 (driver virtio-pci) carries the management of this host: its interface "
                       "eth0 has the management address 192.0.2.2 (ansible_host); eth0 carries the default route (default via 192.0.2.1 dev eth0); "
                       "eth0 carries the default route (default via fd00::1 dev eth0); binding it to vfio-pci would cut this host off "
                       "(Ansible connects through it). Remove it from the list, or connect through another NIC"]
     # giving it back is never refused
-    assert dpdk_devbind.device_errors("d[0]", {"pci": "0000:00:03.0"}, device, set(), management(), "unbound") == []
+    assert dpdk_devbind.device_errors("d[0]", {"pci": "0000:00:03.0"}, device, drivers("virtio-pci"), management(), "unbound") == []
 
 
 def test_a_management_interface_named_by_the_variable():
     device = {"exists": True, "driver": "i40e", "interfaces": ["enp134s0f0"], "up": []}
-    errors = dpdk_devbind.device_errors("d[0]", {"pci": "0000:86:00.0"}, device, {"i40e"},
+    errors = dpdk_devbind.device_errors("d[0]", {"pci": "0000:86:00.0"}, device, drivers("i40e", "vfio-pci"),
                                         management(interfaces=[("enp134s0f0", "dpdk_host_management_interfaces")]), "bound")
     assert errors[0].startswith("d[0].pci: 0000:86:00.0 (driver i40e) carries the management of this host: its interface enp134s0f0 "
                                 "is a management interface (dpdk_host_management_interfaces)")
@@ -67,19 +72,46 @@ def test_a_management_interface_named_by_the_variable():
 
 def test_a_missing_or_malformed_address_is_refused():
     missing = {"exists": False, "driver": None, "interfaces": [], "up": []}
-    assert dpdk_devbind.device_errors("dpdk_host_devices[1]", {"pci": "0000:99:00.0"}, missing, set(), management(), "bound") == [
+    assert dpdk_devbind.device_errors("dpdk_host_devices[1]", {"pci": "0000:99:00.0"}, missing, drivers(), management(), "bound") == [
         "dpdk_host_devices[1].pci: '0000:99:00.0' is no PCI device of this host (there is no /sys/bus/pci/devices/0000:99:00.0); "
         "list the devices with lspci -D or dpdk-devbind.py --status and use one of those"]
-    errors = dpdk_devbind.device_errors("dpdk_host_devices[1]", {"pci": 3000}, None, set(), management(), "bound")
+    errors = dpdk_devbind.device_errors("dpdk_host_devices[1]", {"pci": 3000}, None, drivers(), management(), "bound")
     assert errors == ['dpdk_host_devices[1].pci: 3000 is not a PCI address (YAML reads an unquoted value made of decimal groups separated '
                       'by colons as a base-60 number; put the value in quotes); write domain:bus:device.function in hexadecimal, '
                       'for example "0000:08:00.1" (lspci -D shows it)']
 
 
+# What kmod 30's modprobe -n printed on this machine, which has no module tree (tests/fixtures/SOURCES.md).
+NOT_FOUND = "modprobe: FATAL: Module igb_uio not found in directory /lib/modules/6.18.44-fc-v1098 (rc 1)"
+
+
 def test_a_driver_the_host_does_not_have():
     device = {"exists": True, "driver": "i40e", "interfaces": [], "up": []}
-    assert dpdk_devbind.device_errors("d[0]", {"pci": "0000:86:00.0", "driver": "vfio_pci"}, device, {"i40e"}, management(), "bound") == [
-        "d[0].driver: 'vfio_pci' is not a driver of this host (none under /sys/bus/pci/drivers); use vfio-pci"]
+    assert dpdk_devbind.device_errors("d[0]", {"pci": "0000:86:00.0", "driver": "igb_uio"}, device, drivers("i40e", igb_uio=NOT_FOUND),
+                                      management(), "bound") == [
+        "d[0].driver: 'igb_uio' is not a driver of this host: it is not loaded (nothing at /sys/bus/pci/drivers/igb_uio) and modprobe "
+        "cannot load it (%s); use vfio-pci, or install the driver's module first (igb_uio is built from DPDK's dpdk-kmods)" % NOT_FOUND]
+    # given back to its kernel driver, the driver asked for does not matter
+    assert dpdk_devbind.device_errors("d[0]", {"pci": "0000:86:00.0", "driver": "igb_uio"}, device, drivers("i40e"), management(), "unbound") == []
+
+
+def test_a_driver_spelled_as_its_module_names_the_driver():
+    device = {"exists": True, "driver": "i40e", "interfaces": [], "up": []}
+    assert dpdk_devbind.device_errors("d[0]", {"pci": "0000:86:00.0", "driver": "vfio_pci"}, device, drivers("i40e", vfio_pci=None),
+                                      management(), "bound") == [
+        "d[0].driver: 'vfio_pci' is spelled 'vfio-pci' under /sys/bus/pci/drivers, the name dpdk-devbind.py binds with; write vfio-pci"]
+    assert dpdk_devbind.driver_error("d[0].driver", "vfio/pci", drivers()).startswith("d[0].driver: 'vfio/pci' is no driver name")
+
+
+def test_a_driver_modprobe_can_load_is_loaded_before_the_first_bind():
+    device = {"exists": True, "driver": "i40e", "interfaces": ["enp134s0f0"], "up": ["enp134s0f0"]}
+    entries = [{"pci": "0000:86:00.0", "driver": "uio_pci_generic"}, {"pci": "0000:86:00.1", "driver": "uio_pci_generic"}]
+    assert dpdk_devbind.device_errors("d[0]", entries[0], device, drivers("i40e", uio_pci_generic=None), management(), "bound") == []
+    devices = {"0000:86:00.0": device, "0000:86:00.1": dict(device, interfaces=[], up=[])}
+    assert dpdk_devbind.plan(entries, devices, {}, "bound", {"i40e"}) == [
+        ("modprobe", "uio_pci_generic"), ("down", "enp134s0f0"), ("bind", "0000:86:00.0", "uio_pci_generic", "i40e"),
+        ("bind", "0000:86:00.1", "uio_pci_generic", "i40e")]
+    assert dpdk_devbind.plan(entries, devices, {}, "bound", {"i40e", "uio_pci_generic"})[0] == ("down", "enp134s0f0")
 
 
 def test_duplicates():

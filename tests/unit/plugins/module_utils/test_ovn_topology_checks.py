@@ -238,3 +238,48 @@ def test_address_keywords_and_unicast_macs_are_accepted(addresses):
     params = seed()
     params["switches"][0]["ports"][0]["addresses"] = addresses
     assert ot.validate(params)["switches"]["sw0"]["ports"]["port1"]["addresses"] == sorted(addresses)
+
+
+# -- names ------------------------------------------------------------------------------------------
+# The one rule for names of validate.py: the Northbound database keeps a name as given, white space
+# included, and whatever looks the object up by its visible name does not find it.
+
+@pytest.mark.parametrize("path, value, message", [
+    (("switches", 0, "name"), "sw0 ", "switches[0].name: 'sw0 ' has trailing white space, which the database would keep as part of "
+                                      "a logical switch name (what looks for 'sw0' would not find it); write 'sw0'"),
+    (("switches", 0, "ports", 0, "name"), " port1", "switches[sw0].ports[0].name: ' port1' has leading white space, which the database "
+                                                    "would keep as part of a logical switch port name"),
+    (("routers", 0, "name"), "lr0\t", "routers[0].name: 'lr0\\t' has trailing white space, which the database would keep as part of a "
+                                      "logical router name (what looks for 'lr0' would not find it); write 'lr0'"),
+    (("switches", 1, "ports", 0, "network_name"), "physnet1 ", "switches[external].ports[internet].network_name: 'physnet1 ' has "
+                                                               "trailing white space, which the database would keep as part of the "
+                                                               "network name"),
+    (("routers", 0, "ports", 1, "gateway_chassis", 0, "chassis"), "chassis-1 ",
+     "routers[lr0].ports[ext_gw].gateway_chassis[0].chassis: 'chassis-1 ' has trailing white space, which the database would keep as "
+     "part of a chassis name (its system-id)"),
+    (("switches", 0, "name"), "sw\x07", "switches[0].name: 'sw\\x07' holds the control character '\\x07'; write a logical switch name in "
+                                        "printable characters"),
+])
+def test_a_name_the_database_would_keep_with_white_space_is_refused(path, value, message):
+    params = seed()
+    where = params
+    for step in path[:-1]:
+        where = where[step]
+    where[path[-1]] = value
+    errors = errors_of(params)
+    assert len(errors) == 1 and errors[0].startswith(message), errors
+
+
+def test_a_load_balancer_name_with_white_space_is_refused_and_its_references_with_it():
+    params = seed()
+    params["load_balancers"][0]["name"] = "lb-web "
+    errors = errors_of(params)
+    assert errors[0] == ("load_balancers[0].name: 'lb-web ' has trailing white space, which the database would keep as part of a load "
+                         "balancer name (what looks for 'lb-web' would not find it); write 'lb-web'")
+    assert "routers[lr0].load_balancers: lb-web is not a declared load balancer" in errors
+
+
+def test_names_with_blanks_inside_are_kept():
+    params = seed()
+    params["switches"][0]["name"] = "web tier"
+    ot.validate(params)

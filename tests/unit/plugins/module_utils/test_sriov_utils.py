@@ -133,6 +133,13 @@ NAMES = {'pf': 'sriov_switchdev_pfs[0].name', 'pci': 'sriov_switchdev_pfs[0].pci
                          'representors, for example 30'),
     ({'vf_macs': {0: '50:54:00:00:00:06', 1: '50:54:00:00:00:06'}}, {},
      'sriov_switchdev_vf_macs: VFs 0 and 1 have the same MAC 50:54:00:00:00:06; give each VF its own'),
+    # the one rule for names (validate.py): the kernel's, before sysfs is asked
+    ({'pf': 'enp8s0f1np1 ', 'pci': None}, {'pf_pci': None, 'pf_totalvfs': None},
+     "sriov_switchdev_pfs[0].name: 'enp8s0f1np1 ' has trailing white space, which the kernel refuses in the name of the PF (its netdev); "
+     "write 'enp8s0f1np1'"),
+    ({'pf': 'enp8s0f1np1-of-the-dut', 'pci': None}, {'pf_pci': None, 'pf_totalvfs': None},
+     "sriov_switchdev_pfs[0].name: 'enp8s0f1np1-of-the-dut' is 22 characters long; the kernel takes at most 15"),
+    ({'pf': '../../..', 'pci': None}, {'pf_pci': None, 'pf_totalvfs': None}, "sriov_switchdev_pfs[0].name: '../../..' holds '/'"),
     ({'sysfs_root': '/sy'}, {'sysfs_ok': False}, "sriov_switchdev_sysfs_root: '/sy' has no class/net; point it at where sysfs is "
                                                  'mounted (/sys)'),
 ])

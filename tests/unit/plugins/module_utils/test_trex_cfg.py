@@ -220,9 +220,20 @@ def test_softgen_mode_checks_namespaces_and_interfaces():
         "trex_server_instances[0].ports[0].iface: missing; the interface softgen sends from and counts on",
         "trex_server_instances[0].ports[1].netns: missing; softgen sends from an interface inside a network namespace "
         "(an empty string means the host's namespace)",
-        "trex_server_instances[0].ports[1].iface: 'this-name-is-too-long' is not an interface name (at most 15 characters)",
+        "trex_server_instances[0].ports[1].iface: 'this-name-is-too-long' is 21 characters long; the kernel takes at most 15 in the name "
+        "of the interface softgen sends from and counts on (IFNAMSIZ 16 with the closing NUL): shorten it, for example to 'this-name-is-to'",
         "trex_server_instances[1].ports[2]: port ltb-srv1/eth0 is already trex_server_instances[1].ports[0]; one port belongs to one instance",
     ]
+
+
+def test_softgen_namespaces_and_interfaces_follow_the_one_rule_for_names():
+    instances = virtual_instances()
+    instances[0]["ports"][0].update(netns="ltb-gen ", iface="gen0:1")
+    assert trex_cfg.validate(instances, "softgen") == [
+        "trex_server_instances[0].ports[0].netns: 'ltb-gen ' has trailing white space, which would be part of the namespace's name "
+        "(ip netns list shows it); write 'ltb-gen'",
+        "trex_server_instances[0].ports[0].iface: 'gen0:1' holds ':'; the kernel refuses '/', ':' and white space in the name of the "
+        "interface softgen sends from and counts on: use letters, digits, '-', '_' and '.'"]
 
 
 def test_empty_or_unknown_definitions():

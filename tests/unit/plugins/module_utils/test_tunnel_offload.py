@@ -56,7 +56,17 @@ def test_an_entry_s_own_mtu_and_features_win():
 
 @pytest.mark.parametrize("change, message", [
     ({"tunnels": [{"name": "vxlan-far-end-of-it", "remote_ip": "10.0.0.20"}]},
-     "tunnel_offload_tunnels[0].name: 'vxlan-far-end-of-it' is not an interface name; give 1 to 15 characters"),
+     "tunnel_offload_tunnels[0].name: 'vxlan-far-end-of-it' is 19 characters long; the kernel takes at most 15 in the name of an "
+     "Open vSwitch port of type vxlan, a port of the kernel datapath too"),
+    ({"tunnels": [{"name": "vxlan0 ", "remote_ip": "10.0.0.20"}]},
+     "tunnel_offload_tunnels[0].name: 'vxlan0 ' has trailing white space, which the kernel refuses"),
+    ({"bridge": "ovs-vx-of-the-bench"}, "tunnel_offload_bridge: 'ovs-vx-of-the-bench' is 19 characters long; the kernel takes at most 15 "
+                                        "in the name of an Open vSwitch bridge, a kernel interface too"),
+    ({"bridge": " ovs-vx"}, "tunnel_offload_bridge: ' ovs-vx' has leading white space"),
+    ({"bridge_ports": ["vnet0", "vnet1/0"]}, "tunnel_offload_bridge_ports[1]: 'vnet1/0' holds '/'"),
+    ({"underlay": [{"device": "enp4s0 "}]}, "tunnel_offload_underlay[0].device: 'enp4s0 ' has trailing white space, which the kernel "
+                                            "refuses in the name of the underlay's network device; write 'enp4s0'"),
+    ({"underlay": [{"device": "enp4s0", "namespace": "ns 1"}]}, "tunnel_offload_underlay[0].namespace: 'ns 1' is no network namespace name"),
     ({"tunnels": [{"name": "v0", "remote_ip": "10.0.0.20"}, {"name": "v0", "remote_ip": "10.0.0.21"}]},
      "tunnel_offload_tunnels[1].name: 'v0' is given twice"),
     ({"tunnels": [{"name": "v0", "type": "gre", "remote_ip": "10.0.0.20"}]},

@@ -115,3 +115,119 @@ def test_int_in():
     assert validate.int_in('t', 0, 1, 3600, 'give seconds') == 't: 0 is outside 1..3600; give seconds'
     assert validate.int_in('t', True, 0, 3600, 'fix') == 't: True is outside 0..3600; fix'
     assert validate.int_in('t', '30', 1, 3600, 'fix') == "t: '30' is outside 1..3600; fix"
+
+
+# ---------------------------------------------------------------- shares
+
+@pytest.mark.parametrize('value', [0.9, 1, 1.0, 0.05, '0.9'])
+def test_fraction_good(value):
+    assert validate.fraction('f', value) is None
+
+
+@pytest.mark.parametrize('value, message', [
+    (90, 'f: 90 is a percentage, but this is a share of the memory written as a fraction (above 0, at most 1); write 0.9 for 90 %'),
+    (90.0, 'f: 90.0 is a percentage, but this is a share of the memory written as a fraction (above 0, at most 1); write 0.9 for 90 %'),
+    ('75', "f: '75' is a percentage, but this is a share of the memory written as a fraction (above 0, at most 1); write 0.75 for 75 %"),
+    (1.5, 'f: 1.5 is outside 0..1 (0 excluded); write the share of the memory as a fraction, 0.9 for 90 %'),
+    (0, 'f: 0 is outside 0..1 (0 excluded); write the share of the memory as a fraction, 0.9 for 90 %'),
+    (-0.5, 'f: -0.5 is outside 0..1 (0 excluded)'),
+    (150, 'f: 150 is outside 0..1 (0 excluded)'),
+    (True, 'f: True is outside 0..1 (0 excluded)'),
+    ('most', "f: 'most' is outside 0..1 (0 excluded)"),
+])
+def test_fraction_bad(value, message):
+    assert validate.fraction('f', value).startswith(message)
+
+
+# ---------------------------------------------------------------- names
+
+@pytest.mark.parametrize('value', ['eth0', 'enp8s0f1np1', 'a' * 15, 'br-int', 'ens3f0npf0vf1', 'vlan.10', 'wl\u00e4n0', 7])
+def test_interface_name_good(value):
+    assert validate.interface_name('i', value) is None
+
+
+@pytest.mark.parametrize('value, message', [
+    # the kernel's IFNAMSIZ: 16 bytes with the closing NUL (its own refusal: "Attribute failed policy validation")
+    ('a' * 16, "i: 'aaaaaaaaaaaaaaaa' is 16 characters long; the kernel takes at most 15 in the name of a network interface (IFNAMSIZ 16 "
+               "with the closing NUL): shorten it, for example to 'aaaaaaaaaaaaaaa'"),
+    ('br\u00fccke-unterlage', "i: 'br\u00fccke-unterlage' is 17 bytes in UTF-8 long; the kernel takes at most 15"),
+    ('eth0 ', "i: 'eth0 ' has trailing white space, which the kernel refuses in the name of a network interface; write 'eth0'"),
+    ('\teth0', "i: '\\teth0' has leading white space, which the kernel refuses in the name of a network interface; write 'eth0'"),
+    (' eth0 ', "i: ' eth0 ' has leading and trailing white space"),
+    ('eth 0', "i: 'eth 0' holds ' '; the kernel refuses '/', ':' and white space in the name of a network interface: use letters, "
+              "digits, '-', '_' and '.'"),
+    ('eth0:1', "i: 'eth0:1' holds ':'; the kernel refuses '/', ':' and white space"),
+    ('a/b', "i: 'a/b' holds '/'"),
+    ('eth%d', "i: 'eth%d' holds '%'; the kernel reads '%' as a pattern it fills in with a number (eth%d)"),
+    ('.', "i: '.' is no name the kernel gives a network interface ('.' and '..' are refused)"),
+    ('..', "i: '..' is no name the kernel gives"),
+    ('', "i: '' is empty; give the name of a network interface"),
+    ('   ', "i: '   ' is empty"),
+    (None, 'i: None is not a name; write the name of a network interface as text'),
+    (['eth0'], "i: ['eth0'] is not a name"),
+    (True, 'i: True is not a name'),
+    ('eth\x000', "i: 'eth\\x000' holds the control character '\\x00'; write the name of a network interface in printable characters"),
+])
+def test_interface_name_bad(value, message):
+    assert validate.interface_name('i', value).startswith(message)
+
+
+def test_interface_name_says_what_gets_the_name():
+    assert validate.interface_name('ovs_underlay_bridge', 'underlay ', validate.OVS_BRIDGE) == (
+        "ovs_underlay_bridge: 'underlay ' has trailing white space, which the kernel refuses in the name of an Open vSwitch bridge, "
+        "a kernel interface too; write 'underlay'")
+
+
+@pytest.mark.parametrize('value', ['ltb-gen', 'a' * 255, 'ns.1'])
+def test_netns_name_good(value):
+    assert validate.netns_name('n', value) is None
+
+
+@pytest.mark.parametrize('value, message', [
+    ('ltb-gen ', "n: 'ltb-gen ' has trailing white space, which would be part of the namespace's name (ip netns list shows it); "
+                 "write 'ltb-gen'"),
+    ('a/b', "n: 'a/b' is no network namespace name (ip netns takes 1 to 255 characters, no '/', not '.' or '..', and a name with "
+            "white space breaks the command lines it goes into); use letters, digits, '-', '_' and '.'"),
+    ('..', "n: '..' is no network namespace name"),
+    ('a' * 256, "n: '%s' is no network namespace name" % ('a' * 256)),
+    ('ltb gen', "n: 'ltb gen' is no network namespace name"),
+    ('', "n: '' is empty; give the name of a network namespace"),
+])
+def test_netns_name_bad(value, message):
+    assert validate.netns_name('n', value).startswith(message)
+
+
+@pytest.mark.parametrize('value', ['sw0', 'web tier', 'lb-web', 'x' * 300, 'r\u00e9seau'])
+def test_database_name_good(value):
+    assert validate.database_name('d', value) is None
+
+
+@pytest.mark.parametrize('value, message', [
+    ('sw0 ', "d: 'sw0 ' has trailing white space, which the database would keep as part of a name (what looks for 'sw0' would not "
+             "find it); write 'sw0'"),
+    ('\nsw0', "d: '\\nsw0' has leading white space"),
+    ('sw\x1b0', "d: 'sw\\x1b0' holds the control character '\\x1b'; write a name in printable characters"),
+    ('', "d: '' is empty; give a name"),
+    ({'name': 'sw0'}, "d: {'name': 'sw0'} is not a name; write a name as text"),
+])
+def test_database_name_bad(value, message):
+    assert validate.database_name('d', value).startswith(message)
+
+
+@pytest.mark.parametrize('port_type, value, refused', [
+    (None, 'a-system-port-name', True), ('', 'a-system-port-name', True), ('internal', 'mgt-of-the-bench', True),
+    ('doca', 'pf0hpf-of-the-dpu', True), ('vxlan', 'vxlan-to-the-far-end', True),
+    ('dpdk', 'dpdk-uplink-port-0', False), ('patch', 'patch-to-the-integration-bridge', False),
+    ('dpdk', 'dpdk0 ', True), ('patch', ' patch0', True),
+])
+def test_ovs_port_names_follow_the_kernel_where_it_sees_them(port_type, value, refused):
+    assert (validate.ovs_port_name('p', value, port_type) is not None) == refused
+
+
+def test_name_list_names_each_item():
+    assert validate.name_list('ifs', ['eth0', 'eth1 ', 'a' * 16], validate.interface_name) == [
+        "ifs[1]: 'eth1 ' has trailing white space, which the kernel refuses in the name of a network interface; write 'eth1'",
+        "ifs[2]: 'aaaaaaaaaaaaaaaa' is 16 characters long; the kernel takes at most 15 in the name of a network interface (IFNAMSIZ 16 "
+        "with the closing NUL): shorten it, for example to 'aaaaaaaaaaaaaaa'"]
+    assert validate.name_list('ifs', 'eth0', validate.interface_name) == [
+        "ifs: 'eth0' is not a list; write the names as a list, for example [eth0]"]

@@ -67,6 +67,35 @@ def test_each_kind_of_bad_lab_is_named(path, value, expected):
     assert any(e.startswith(expected) for e in errors), errors
 
 
+# The one rule for names of validate.py: kernel interface names for bridges, links, host ends and internal ports,
+# ip netns names for namespaces, no white space around an OVN logical port name.
+@pytest.mark.parametrize("path, value, expected", [
+    (("bridge",), "underlay-of-the-lab", "virtual_lab_bridge: 'underlay-of-the-lab' is 19 characters long; the kernel takes at most 15 "
+                                         "in the name of an Open vSwitch bridge, a kernel interface too (IFNAMSIZ 16 with the closing "
+                                         "NUL): shorten it, for example to 'underlay-of-the'"),
+    (("bridge",), "underlay ", "virtual_lab_bridge: 'underlay ' has trailing white space, which the kernel refuses in the name of an "
+                               "Open vSwitch bridge, a kernel interface too; write 'underlay'"),
+    (("networks", 0, "bridge"), "br-external-net", None),
+    (("networks", 0, "bridge"), "br-external-nets", "virtual_lab_networks[0].bridge: 'br-external-nets' is 16 characters long"),
+    (("namespaces", 0, "name"), "ltb-gen ", "virtual_lab_namespaces[0].name: 'ltb-gen ' has trailing white space, which would be part "
+                                            "of the namespace's name (ip netns list shows it); write 'ltb-gen'"),
+    (("namespaces", 0, "name"), "ltb/gen", "virtual_lab_namespaces[0].name: 'ltb/gen' is no network namespace name"),
+    (("namespaces", 0, "links", 0, "name"), "gen0:1", "virtual_lab_namespaces[0].links[0].name: 'gen0:1' holds ':'; the kernel refuses "
+                                                      "'/', ':' and white space in the name of an interface in a namespace"),
+    (("namespaces", 0, "links", 0, "peer"), " ltb-gen0", "virtual_lab_namespaces[0].links[0].peer: ' ltb-gen0' has leading white space"),
+    (("internal_ports", 0, "name"), "management-ports", "virtual_lab_internal_ports[0].name: 'management-ports' is 16 characters long; "
+                                                        "the kernel takes at most 15 in the name of an Open vSwitch internal port"),
+    (("internal_ports", 0, "iface_id"), "port1 ", "virtual_lab_internal_ports[0].iface_id: 'port1 ' has trailing white space, which the "
+                                                  "database would keep as part of an OVN logical port name (external_ids:iface-id)"),
+])
+def test_names_follow_the_one_rule(path, value, expected):
+    errors = vl.validate(bad(path, value), prefix="virtual_lab_")
+    if expected is None:
+        assert errors == []
+    else:
+        assert len(errors) == 1 and errors[0].startswith(expected), errors
+
+
 @pytest.mark.parametrize("path, value, expected", [
     (("networks", 0, "vlan"), "20", None),
     (("networks", 0, "vlan"), "x", "virtual_lab_networks[0].vlan: 'x' (network external) is outside 1..4094"),

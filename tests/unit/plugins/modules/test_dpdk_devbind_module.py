@@ -167,3 +167,45 @@ def test_a_missing_dpdk_devbind_is_refused_before_anything_runs(root, monkeypatc
     assert result["msg"] == ("dpdk_host_devbind_command: '/nonexistent/dpdk-devbind.py' is not on this host (not executable); install DPDK's "
                              "usertools (Debian and Ubuntu: apt install dpdk, which has /usr/bin/dpdk-devbind.py) or give the command as a "
                              "list with its full path")
+
+
+# kmod 30's modprobe -n of a module the host does not have, as it printed on this machine (tests/fixtures/SOURCES.md)
+IGB_UIO_NOT_FOUND = "modprobe: FATAL: Module igb_uio not found in directory /lib/modules/6.18.44-fc-v1098\n"
+
+
+def test_a_driver_neither_registered_nor_loadable_is_refused_before_anything_runs(root, monkeypatch):
+    answers = table(root)
+    answers[("modprobe", "-n", "igb_uio")] = (1, "", IGB_UIO_NOT_FOUND)
+    result, failed, calls = run_module(dpdk_devbind.main, args(root, devices=[{"pci": XL710, "driver": "igb_uio"}]), answers, monkeypatch)
+    assert failed and calls == [("modprobe", "-n", "igb_uio")] + list(READS)
+    assert result["msg"] == ("dpdk_host_devices[0].driver: 'igb_uio' is not a driver of this host: it is not loaded (nothing at "
+                             "/sys/bus/pci/drivers/igb_uio) and modprobe cannot load it (modprobe: FATAL: Module igb_uio not found in "
+                             "directory /lib/modules/6.18.44-fc-v1098 (rc 1)); use vfio-pci, or install the driver's module first "
+                             "(igb_uio is built from DPDK's dpdk-kmods)")
+    assert pci_kernel.driver_of(root, XL710) == "i40e"
+
+
+def test_a_driver_modprobe_can_load_is_loaded_before_the_bind(root, monkeypatch):
+    load = ("modprobe", "uio_pci_generic")
+    bind = ("dpdk-devbind.py", "-b", "uio_pci_generic", XL710)
+    answers = table(root)
+    answers[("modprobe", "-n", "uio_pci_generic")] = (0, "", "")
+    answers[load] = lambda calls: (pci_kernel.add_driver(root, "uio_pci_generic"), (0, "", ""))[1]
+    answers[DOWN] = link(root, "enp134s0f0", "down")
+    answers[bind] = devbind(root, XL710, "i40e", "uio_pci_generic")
+    params = args(root, devices=[{"pci": XL710, "driver": "uio_pci_generic"}])
+    result, failed, calls = run_module(dpdk_devbind.main, dict(params, _ansible_check_mode=True), answers, monkeypatch)
+    assert not failed and result["commands"] == ["modprobe uio_pci_generic", "ip link set dev enp134s0f0 down",
+                                                 "dpdk-devbind.py -b uio_pci_generic 0000:86:00.0"]
+    result, failed, calls = run_module(dpdk_devbind.main, params, answers, monkeypatch)
+    assert not failed, result
+    assert calls == [("modprobe", "-n", "uio_pci_generic")] + list(READS) + [load, DOWN, bind]
+    assert pci_kernel.driver_of(root, XL710) == "uio_pci_generic"
+
+
+def test_a_management_interface_name_the_kernel_refuses_is_named(root, monkeypatch):
+    params = args(root, management_interfaces=["eth0 "], names={"management_interfaces": "dpdk_host_management_interfaces"})
+    result, failed, calls = run_module(dpdk_devbind.main, params, table(root), monkeypatch)
+    assert failed and calls == list(READS)
+    assert result["errors"] == ["dpdk_host_management_interfaces[0]: 'eth0 ' has trailing white space, which the kernel refuses in the "
+                                "name of a network interface; write 'eth0'"]

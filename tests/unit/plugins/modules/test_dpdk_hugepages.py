@@ -131,3 +131,17 @@ def test_a_failed_mount_fails_with_its_words(host, monkeypatch):
     table = {mount_argv(mnt): (32, "", "mount: %s: permission denied.\n" % mnt)}
     result, failed, calls = run_module(dpdk_hugepages.main, args(host, pages=[{"size": "2M", "count": 456, "mount": mnt}]), table, monkeypatch)
     assert failed and result["msg"] == "%s failed (rc 32): mount: %s: permission denied." % (" ".join(mount_argv(mnt)), mnt)
+
+
+@pytest.mark.parametrize("fraction, message", [
+    (90.0, "dpdk_host_hugepages_max_fraction: 90.0 is a percentage, but this is a share of the memory (of the host, and of each NUMA "
+           "node) the hugepages may take written as a fraction (above 0, at most 1); write 0.9 for 90 %"),
+    (1.5, "dpdk_host_hugepages_max_fraction: 1.5 is outside 0..1 (0 excluded); write the share of the memory (of the host, and of "
+          "each NUMA node) the hugepages may take as a fraction, 0.9 for 90 %"),
+])
+def test_a_share_that_is_no_fraction_is_refused_before_any_write(host, monkeypatch, fraction, message):
+    params = args(host, pages=[{"size": "2M", "count": 460, "node": 0}], max_fraction=fraction,
+                  names={"pages": "dpdk_host_hugepages", "max_fraction": "dpdk_host_hugepages_max_fraction"})
+    result, failed, calls = run_module(dpdk_hugepages.main, params, {}, monkeypatch)
+    assert failed and calls == [] and result["errors"] == [message]
+    assert read(host, NODE0_2M) == "456\n" and not os.path.exists(os.path.join(host, "state"))

@@ -314,3 +314,15 @@ def test_real_veth_mtu_and_tunnel_segmentation_off_then_on(veth_namespace, monke
     assert failed and refused["errors"] == [
         "features.tx-checksum-ipv4: true cannot be changed on this device/driver: ethtool -k a prints tx-checksum-ipv4: off [fixed]; "
         "leave it out or ask for false"]
+
+
+def test_a_device_or_namespace_name_the_kernel_refuses_is_refused_before_anything_runs(monkeypatch):
+    args = {"device": "enp4s0 ", "namespace": "nt/x", "mtu": 1550,
+            "names": {"device": "tunnel_offload_underlay[0].device", "namespace": "tunnel_offload_underlay[0].namespace"}}
+    result, failed, calls = run_module(netdev_offloads.main, args, {}, monkeypatch)
+    assert failed and calls == []
+    assert result["errors"] == [
+        "tunnel_offload_underlay[0].device: 'enp4s0 ' has trailing white space, which the kernel refuses in the name of a network "
+        "device; write 'enp4s0'",
+        "tunnel_offload_underlay[0].namespace: 'nt/x' is no network namespace name (ip netns takes 1 to 255 characters, no '/', not "
+        "'.' or '..', and a name with white space breaks the command lines it goes into); use letters, digits, '-', '_' and '.'"]

@@ -99,3 +99,24 @@ def test_bad_vlan_and_rxq_fail_before_reading(monkeypatch):
     assert failed and calls == []
     assert "bridges[0].ports[0] (p): VLAN 4095 is outside 1..4094" in result["msg"]
     assert "bridges[0].ports[0] (p): n_rxq 0 must be a whole number of at least 1" in result["msg"]
+
+
+def test_names_the_kernel_or_the_database_would_not_keep_fail_before_reading(monkeypatch):
+    decl = {"bridges": [
+        {"name": "underlay-of-the-lab", "ports": [
+            {"name": "mgt ", "type": "internal"},
+            {"name": "dpdk-uplink-of-the-lab", "type": "dpdk"},
+            {"name": "to-the-other-bridge ", "type": "patch", "options": {"peer": "x"}},
+            {"name": "ens3f0npf0vf1:0"}]},
+        {"name": "br-int", "ports": []}]}
+    result, failed, calls = run_module(ovs_switch.main, decl, {}, monkeypatch)
+    assert failed and calls == []
+    assert result["errors"] == [
+        "bridges[0].name: 'underlay-of-the-lab' is 19 characters long; the kernel takes at most 15 in the name of an Open vSwitch "
+        "bridge, a kernel interface too (IFNAMSIZ 16 with the closing NUL): shorten it, for example to 'underlay-of-the'",
+        "bridges[0].ports[0].name: 'mgt ' has trailing white space, which the kernel refuses in the name of an Open vSwitch port of "
+        "type internal, a kernel interface too; write 'mgt'",
+        "bridges[0].ports[2].name: 'to-the-other-bridge ' has trailing white space, which the database would keep as part of the name "
+        "of an Open vSwitch port (what looks for 'to-the-other-bridge' would not find it); write 'to-the-other-bridge'",
+        "bridges[0].ports[3].name: 'ens3f0npf0vf1:0' holds ':'; the kernel refuses '/', ':' and white space in the name of an Open "
+        "vSwitch port of type system, a kernel interface too: use letters, digits, '-', '_' and '.'"]

@@ -390,6 +390,11 @@ def test_a_trial_before_connect_is_a_lost_generator():
     ({"rx_interface": None}, {}, "testpmd.rx_interface, testpmd.rx_device: give one of them, the receiving port"),
     ({"peer_mac": "0c:42:a1"}, {}, "testpmd.peer_mac: '0c:42:a1' is not a MAC address"),
     ({"lcores": "first"}, {}, "testpmd.lcores: 'first' is not an EAL core list (--lcores), e.g. 0-1, 2,3 or 0@3,1@3"),
+    # testpmd 22.11 with -l 0 (tests/fixtures/testpmd_startup_one_lcore.txt): "No cores defined for forwarding"
+    ({"lcores": "2"}, {}, "testpmd.lcores: '2' gives testpmd one lcore; it needs two or more, the main lcore (its command line) and at "
+                          "least one forwarding lcore"),
+    ({"rx_lcores": "3-3"}, {}, "testpmd.rx_lcores: '3-3' gives testpmd one lcore"),
+    ({"lcores": "0@3"}, {}, "testpmd.lcores: '0@3' gives testpmd one lcore"),
     ({"file_prefix": "a/b"}, {}, "testpmd.file_prefix: 'a/b' must be letters, digits"),
     ({"total_num_mbufs": 100}, {}, "testpmd.total_num_mbufs: 100 must be an integer of at least 1024"),
     ({"startup_timeout": 0}, {}, "testpmd.startup_timeout: 0 must be a positive number of seconds"),
@@ -398,6 +403,25 @@ def test_a_trial_before_connect_is_a_lost_generator():
 def test_the_spec_names_the_option_and_the_value(testpmd_options, overrides, needle):
     _args, errors = args_of(testpmd_options, **overrides)
     assert any(needle in error for error in errors), errors
+
+
+@pytest.mark.parametrize("lcores, ids", [("0-1", {0, 1}), ("2,3", {2, 3}), ("0@3,1@3", {0, 1}), ("(0,1)@2", {0, 1}), ("0@3", {0}),
+                                         ("4-2", set())])
+def test_the_lcores_of_an_eal_core_list(lcores, ids):
+    assert spec.lcore_ids(lcores) == ids
+
+
+def test_one_lcore_is_refused_with_what_testpmd_says_of_it():
+    said = testpmd.parse_startup(fixture("testpmd_startup_one_lcore.txt"))
+    _args, errors = args_of({"lcores": "2"})
+    refusal = [error for error in errors if error.startswith("testpmd.lcores")]
+    assert len(refusal) == 1 and said["errors"] == ["EAL: Error - exiting with code: 1", "Cause: No cores defined for forwarding"]
+    assert '"No cores defined for forwarding"' in refusal[0] and "write two, for example 0-1 or 0@3,1@3" in refusal[0]
+
+
+def test_two_lcores_on_one_cpu_are_enough():
+    _args, errors = args_of({"lcores": "0@3,1@3", "rx_lcores": "0-1"})
+    assert not [error for error in errors if "lcore" in error], errors
 
 
 def test_the_generator_and_its_options_go_together():
