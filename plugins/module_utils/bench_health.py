@@ -287,3 +287,38 @@ def starved(record, pmd_min_share=PMD_MIN_SHARE, max_steal=MAX_STEAL, max_busy=M
         reasons.append("no PMD thread polls for the datapath and the machine's %s were %.1f %% busy%s: the datapath competed with other tasks"
                        % ("%d CPUs" % record["cpus"] if record.get("cpus") else "CPUs", record["busy"] * 100, used))
     return reasons
+
+
+def kernel_datapath_ports(model):
+    """The network devices Open vSwitch has on its kernel datapath, sorted: the interfaces of type ``""`` (a system
+    device: a PF, a representor; not internal, patch or tunnel ports) of the bridges whose ``datapath_type`` is
+    ``system`` or unset. ``model`` is ``ovsdb.switch_model``. These are the ports hw-offload offloads to through TC."""
+    names = set()
+    for bridge in (model or {}).get("bridges", {}).values():
+        if bridge.get("datapath_type") not in ("", "system"):
+            continue
+        for port in bridge.get("ports") or ():
+            for iface in (model["ports"].get(port) or {}).get("interfaces") or ():
+                if (model["interfaces"].get(iface) or {}).get("type", "") == "":
+                    names.add(iface)
+    return sorted(names)
+
+
+def hw_tc_offload_errors(system):
+    """Why a benchmark of hw-offload on the kernel datapath would measure software: a port of that datapath whose
+    ``hw-tc-offload`` is off (or that lists none), while ``other_config:hw-offload`` is true. ``system`` is ``dut_health``'s
+    (``ovs_other_config``, ``hw_tc_offload``: port -> on, off or None); empty when hw-offload is off or nothing is off."""
+    system = system or {}
+    if str((system.get("ovs_other_config") or {}).get("hw-offload", "")).lower() != "true":
+        return []
+    ports = system.get("hw_tc_offload") or {}
+    errors = []
+    for port in sorted(ports):
+        if ports[port] is True:
+            continue
+        state = "off" if ports[port] is False else "not listed (ethtool -k %s printed no hw-tc-offload, or failed)" % port
+        errors.append("%s: hw-tc-offload is %s while Open vSwitch has other_config:hw-offload=true on the kernel datapath, "
+                      "so its flows on %s stay in software (tc shows them not_in_hw); the ovs role turns it on for ovs_uplink and "
+                      "ovs_representors with ovs_hw_offload: true on ovs_datapath: system (run the datapath stage), "
+                      "or run ethtool -K %s hw-tc-offload on" % (port, state, port, port))
+    return errors

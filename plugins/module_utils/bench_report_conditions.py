@@ -53,6 +53,15 @@ def other_config(document):
     return Code(", ".join("%s=%s" % (key, config[key]) for key in sorted(config)))
 
 
+def hw_tc_offload(document):
+    """``ens1f0np0 on, ens1f0npf0vf0 off``: hw-tc-offload of each port of Open vSwitch's kernel datapath, which
+    ``dut_health`` reads when hw-offload is on (without it the kernel keeps the flows in software); ``-`` otherwise."""
+    ports = _system(document).get("hw_tc_offload")
+    if not ports:
+        return NOT_RECORDED
+    return ", ".join("%s %s" % (port, {True: "on", False: "off"}.get(ports[port], "not listed")) for port in sorted(ports))
+
+
 def nic_text(name, nic):
     """``ens3f0np0: mlx5_core 24.10, firmware 26.47.1026, PSID LNV0000000033, 0000:32:00.0`` (a part not known: ``-``)."""
     nic = nic or {}
@@ -145,6 +154,7 @@ CONDITIONS = (
     ("OVN", _system_key("ovn_version")),
     ("Open_vSwitch other_config", other_config),
     ("NIC: driver, firmware, PSID, bus", nics),
+    ("hw-tc-offload of the kernel datapath's ports (with hw-offload)", hw_tc_offload),
     ("generator", generator),
     ("line rate", _search_of(line_rate)),
     ("trial durations", _search_of(durations)),

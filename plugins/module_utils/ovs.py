@@ -14,6 +14,7 @@ import ipaddress
 import re
 
 from ansible_collections.offload.testbed.plugins.module_utils import validate as rules
+from ansible_collections.offload.testbed.plugins.module_utils.cpulist import cpulist
 from ansible_collections.offload.testbed.plugins.module_utils.hugepages import parse_meminfo
 from ansible_collections.offload.testbed.plugins.module_utils.ovsdb import quote_value
 
@@ -395,8 +396,33 @@ def validate_role(v, isolated=None, prefix="ovs_"):
         if port.get("address") is not None and not _prefixed_address(port["address"]):
             errors.append("%sinternal_ports[%d].address: %r is not an address with a prefix length such as 10.10.0.3/24"
                           % (p, i, port["address"]))
-    errors += ovn_errors(v, prefix)
+    errors += ovn_errors(v, prefix) + role_name_errors(v, prefix)
     return errors
+
+
+def role_name_errors(v, prefix="ovs_"):
+    """The bridge, port, chassis and network names of the ``ovs`` role, by the one rule for names of validate.py."""
+    p = prefix
+    found = [rules.interface_name("%s%s" % (p, key), v[key], rules.OVS_BRIDGE)
+             for key in ("underlay_bridge", "integration_bridge", "ovn_bridge") if key in v]
+    if v.get("uplink"):
+        derived = uplink_type(v["datapath"]) if v.get("datapath") in DATAPATHS else None
+        found.append(rules.ovs_port_name("%suplink" % p, v["uplink"], v.get("uplink_type") or derived))
+    for i, rep in enumerate(v.get("representors") or []):
+        kind = rep.get("type", "doca" if v.get("datapath") == "doca" else "") if isinstance(rep, dict) else None
+        found.append(rules.ovs_port_name("%srepresentors[%d].name" % (p, i), rep.get("name") if isinstance(rep, dict) else rep, kind))
+    for i, port in enumerate(v.get("internal_ports") or []):
+        found.append(rules.ovs_port_name("%sinternal_ports[%d].name" % (p, i), port.get("name") if isinstance(port, dict) else port, "internal"))
+    if v.get("system_id"):
+        found.append(rules.database_name("%ssystem_id" % p, v["system_id"], "the chassis name (external_ids:system-id)"))
+    mappings = v.get("ovn_bridge_mappings")
+    if mappings and not bridge_mappings_error("%sovn_bridge_mappings" % p, mappings):
+        # ovn-controller splits the pairs at ',' and ':' and keeps the white space around each part
+        for pair in mappings.split(","):
+            network, dummy, bridge = pair.partition(":")
+            found.append(rules.database_name("%sovn_bridge_mappings" % p, network, "the physical network name of a bridge mapping"))
+            found.append(rules.interface_name("%sovn_bridge_mappings" % p, bridge, "the bridge of a bridge mapping, " + rules.OVS_BRIDGE))
+    return [error for error in found if error]
 
 
 def ovn_errors(v, prefix="ovs_"):
@@ -432,8 +458,8 @@ def bridge_mappings_error(name, value):
 
 
 def controller_errors(v, prefix="ovn_controller_"):
-    """Errors in the ``ovn_controller`` role's variables (no prefix in ``v``): ``sb_db``, ``timeout``
-    and the SSL files, each named as the user wrote it."""
+    """Errors in the ``ovn_controller`` role's variables (no prefix in ``v``): ``sb_db``, ``timeout``,
+    the SSL files and ``remote_interface``, each named as the user wrote it."""
     p = prefix
     errors = []
     if v.get("sb_db"):
@@ -449,6 +475,9 @@ def controller_errors(v, prefix="ovn_controller_"):
     if number is None or number < 1:
         errors.append("%stimeout: %s is not a number of seconds of at least 1; give the seconds to wait for the chassis "
                       "in the Southbound database, for example 60" % (p, rules.show(timeout)))
+    if v.get("remote_interface"):
+        errors += [e for e in [rules.interface_name("%sremote_interface" % p, v["remote_interface"], "the interface ovn-controller reaches "
+                                                    "the Southbound database through")] if e]
     for key in ("ssl_private_key", "ssl_certificate", "ssl_ca_cert"):
         if not str(v.get(key) or "").startswith("/"):
             errors.append("%s%s: %s is not an absolute path; give the file's full path, for example /etc/ovn/%s"
@@ -458,12 +487,19 @@ def controller_errors(v, prefix="ovn_controller_"):
     return errors
 
 
+# The datapaths whose ovs-vswitchd runs DPDK's EAL, and the role variables that make it do so: OVS-DPDK's dpdk-init,
+# and OVS-DOCA, built on DPDK, with doca-init (and dpdk-init, which upstream's DOCA howto sets too).
+EAL_DATAPATHS = {"dpdk": ("dpdk_init",), "doca": ("doca_init", "dpdk_init")}
+
+
 def dpdk_memory_errors(v, meminfo, initialized, prefix="ovs_"):
-    """Hugepages for DPDK before ``dpdk-init`` is set on the dpdk datapath: ovs-vswitchd initialises DPDK as soon
-    as the key is in the database, and aborts (its monitor restarting it in a loop) when the EAL finds no free
-    hugepage. ``meminfo`` is the text of /proc/meminfo (its default page size); ``initialized`` is
-    ``Open_vSwitch:dpdk_initialized`` (DPDK already holds its memory: nothing to check)."""
-    if v.get("datapath") != "dpdk" or not truth(v.get("dpdk_init")) or truth(initialized):
+    """Hugepages for DPDK's EAL before ``dpdk-init`` (the dpdk datapath) or ``doca-init`` (the doca datapath) is set:
+    ovs-vswitchd initialises the EAL as soon as the key is in the database, and aborts (its monitor restarting it
+    in a loop) when the EAL finds no free hugepage. ``meminfo`` is the text of /proc/meminfo (its default page
+    size); ``initialized`` is ``Open_vSwitch:dpdk_initialized`` (or ``doca_initialized``): the EAL already holds
+    its memory, nothing to check."""
+    keys = EAL_DATAPATHS.get(v.get("datapath"), ())
+    if not any(truth(v.get(key)) for key in keys) or truth(initialized):
         return []
     info = parse_meminfo(meminfo)
     page_kb, free = info.get("Hugepagesize", 0), info.get("HugePages_Free", 0)
@@ -473,6 +509,74 @@ def dpdk_memory_errors(v, meminfo, initialized, prefix="ovs_"):
     if free_mb >= need:
         return []
     what = "%s%s: %d MB of hugepages for DPDK" % (prefix, "dpdk_socket_mem", need) if mem else \
-        "%sdatapath: dpdk needs hugepages" % prefix
+        "%sdatapath: %s needs hugepages" % (prefix, v["datapath"])
+    if v["datapath"] == "doca":
+        what += " (OVS-DOCA runs on DPDK's EAL)"
     return ["%s, and the host has %d MB free (HugePages_Free %d of %d kB); reserve them first (the dpdk_host role's "
             "dpdk_host_hugepages, or boot_params), or ask for less" % (what, free_mb, free, page_kb)]
+
+
+def _pinned(affinity):
+    """``0:2,1:3`` -> {0: 2, 1: 3}; {} for what is not a list of queue:core pairs (validate_role refuses it)."""
+    if not affinity or not AFFINITY_RE.match(str(affinity)):
+        return {}
+    return dict((int(queue), int(core)) for queue, core in (pair.split(":") for pair in str(affinity).split(",")))
+
+
+def _mask_in_effect(v, prefix):
+    """``(variable, mask)`` the role wrote as ``pmd-cpu-mask``: an ``ovs_other_config`` key wins over ``ovs_pmd_cpu_mask``."""
+    other = v.get("other_config") or {}
+    if other.get("pmd-cpu-mask"):
+        return "%sother_config['pmd-cpu-mask']" % prefix, str(other["pmd-cpu-mask"])
+    if v.get("pmd_cpu_mask"):
+        return "%spmd_cpu_mask" % prefix, str(v["pmd_cpu_mask"])
+    return "%spmd_cpu_mask" % prefix, None
+
+
+def pmd_rxq_errors(rxqs, v, isolated=None, command="dpif-netdev/pmd-rxq-show", prefix="ovs_"):
+    """Receive queues polled where they should not be, read after the PMDs were configured.
+
+    ``rxqs``: :func:`ovs_appctl.parse_pmd_rxq_show` of ``ovs-appctl command``
+    (``dpif-doca/pmd-rxq-show`` on OVS-DOCA, as the ConnectX-6 Lx reference
+    bench read it); ``v``: the role's variables (no prefix); ``isolated``: the host's isolated
+    CPUs (a set, empty when none is; None when unknown: not checked, as :func:`validate` does). Each
+    message names the port, the queue, the core and the variable to fix: a
+    core outside the PMD mask, a core that is not isolated, a queue of the
+    uplink that is not on the core ``uplink_pmd_rxq_affinity`` pins it to.
+    """
+    mask_var, mask = _mask_in_effect(v, prefix)
+    cores = mask_cpus(mask) if mask and HEX_RE.match(mask) else None
+    pinned = _pinned(v.get("uplink_pmd_rxq_affinity")) if v.get("uplink") else {}
+    errors = []
+    for rxq in rxqs:
+        where = "port %s queue %d is polled by the PMD thread on core %s (ovs-appctl %s)" % (rxq["port"], rxq["queue"], rxq["core"], command)
+        if cores is not None and rxq["core"] not in cores:
+            errors.append("%s: %s, outside the mask %s (CPUs %s); ovs-vswitchd reads the mask only when it starts: restart it "
+                          "(ovs-ctl --no-ovsdb-server restart), and give %s CPUs this host has" % (mask_var, where, mask, cpulist(cores), mask_var))
+        if isolated is not None and rxq["core"] not in isolated:
+            errors.append("%s: %s, which is not isolated on this host (isolated: %s); give %s isolated CPUs only, or isolate "
+                          "core %s with boot_params (boot_params_isolated_cpus) and reboot"
+                          % (mask_var, where, cpulist(isolated) or "none", mask_var, rxq["core"]))
+        if rxq["port"] == v.get("uplink") and pinned.get(rxq["queue"], rxq["core"]) != rxq["core"]:
+            errors.append("%suplink_pmd_rxq_affinity: %s, not by the one on core %d it is pinned to; put core %d in %s "
+                          "(a queue pinned outside the mask is moved) or pin the queue to a core of the mask"
+                          % (prefix, where, pinned[rxq["queue"]], pinned[rxq["queue"]], mask_var))
+    return errors
+
+
+def hw_tc_offload_devices(v, prefix="ovs_"):
+    """``[{"device", "var"}]`` whose ``hw-tc-offload`` must be on: with ``hw_offload`` on the system datapath, Open
+    vSwitch offloads its flows as TC flower rules on its ports, and a port with ``hw-tc-offload`` off keeps them in
+    software without a word (the ConnectX-6 Dx ASAP2 bench: ``ethtool -k PF`` must show ``hw-tc-offload: on``). They are
+    the uplink (the PF) and every representor the role puts on a bridge, when their interface type is a system device;
+    ``var`` names the variable that declares each one. Empty on the other datapaths: OVS-DOCA and OVS-DPDK do not
+    offload through TC."""
+    if v.get("datapath") != "system" or not truth(v.get("hw_offload")):
+        return []
+    devices = []
+    if v.get("uplink") and (v.get("uplink_type") or "") in ("", "system"):
+        devices.append({"device": v["uplink"], "var": "%suplink" % prefix})
+    for i, rep in enumerate(v.get("representors") or []):
+        if isinstance(rep, dict) and rep.get("name") and (rep.get("type") or "") in ("", "system"):
+            devices.append({"device": rep["name"], "var": "%srepresentors[%d].name" % (prefix, i)})
+    return devices

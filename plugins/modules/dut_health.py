@@ -67,7 +67,7 @@ options:
     type: str
     default: dpif-netdev/pmd-stats-show
   system:
-    description: Also return RV(system) (kernel, its command line, OVS and OVN versions).
+    description: Also return RV(system) (kernel, its command line, OVS and OVN versions, hw-tc-offload of the kernel datapath's ports).
     type: bool
     default: false
   interfaces:
@@ -137,11 +137,15 @@ system:
   description: What the DUT runs, for the results file, when O(system) is set (C(hostname), C(kernel), C(cmdline), C(ovs_version),
     C(ovn_version) - of the ovn-controller that runs when it answers -,
     C(ovs_other_config), the C(Open_vSwitch) record's C(other_config) read from the database (null when C(ovs-vsctl) cannot read it),
+    C(hw_tc_offload), when C(other_config:hw-offload) is true, per network device on Open vSwitch's kernel datapath (the interfaces
+    of type system of the bridges whose C(datapath_type) is system or unset, the PF and the representors) its C(hw-tc-offload) from
+    C(ethtool -k) (true, false, or null when ethtool lists none), without which C(hw-offload) keeps the flows in software
+    (empty when hw-offload is off),
     and C(nics), per interface of O(interfaces) the C(driver), C(version), C(firmware_version), C(psid) and C(bus_info)).
   returned: when O(system=true)
   type: dict
   sample: {"hostname": "dut01", "kernel": "6.1.0-18-amd64", "cmdline": "BOOT_IMAGE=... isolcpus=2-15", "ovs_version": "ovs-vswitchd (Open vSwitch) 3.1.0",
-           "ovs_other_config": {"hw-offload": "true", "doca-init": "true"}}
+           "ovs_other_config": {"hw-offload": "true"}, "hw_tc_offload": {"ens1f0np0": true, "ens1f0npf0vf0": true}}
 pmd:
   description:
     - PMD statistics per thread (C(main), C(pmd<core>)), keys as printed with C(_) for spaces; a PMD thread has C(numa) and
@@ -209,10 +213,10 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils.bench_health import (
-    offloaded_summary, parse_pmd_stats_show, pmd_stats_command_error, parse_proc_stat, parse_task_stat)
+    kernel_datapath_ports, offloaded_summary, parse_pmd_stats_show, pmd_stats_command_error, parse_proc_stat, parse_task_stat)
 from ansible_collections.offload.testbed.plugins.module_utils.offload_facts import flow_counters
-from ansible_collections.offload.testbed.plugins.module_utils.ovsdb import parse_table
-from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_info
+from ansible_collections.offload.testbed.plugins.module_utils.ovsdb import parse_table, switch_model
+from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_features, parse_ethtool_info
 from ansible_collections.offload.testbed.plugins.module_utils.ovs_dpctl import parse_dump_flows
 
 # Where /proc is (the tests point it elsewhere).
@@ -314,6 +318,31 @@ def ovs_other_config(module):
     return rows[0].get("other_config") if rows and isinstance(rows[0].get("other_config"), dict) else None
 
 
+def kernel_datapath_hw_tc_offload(module):
+    """``{port: on, off or None}``: hw-tc-offload (``ethtool -k``) of each network device on Open vSwitch's kernel
+    datapath (``bench_health.kernel_datapath_ports``); empty when ``ovs-vsctl`` cannot list the switch. None for a
+    port ethtool cannot read or that lists no hw-tc-offload."""
+    vsctl = module.get_bin_path("ovs-vsctl")
+    if not vsctl:
+        return {}
+    tables = []
+    for table in ("Bridge", "Port", "Interface"):
+        rc, out, _err = module.run_command([vsctl, "--timeout=5", "--format=json", "list", table])
+        if rc != 0:
+            return {}
+        tables.append(out)
+    try:
+        ports = kernel_datapath_ports(switch_model(*tables))
+    except ValueError:
+        return {}
+    ethtool = module.get_bin_path("ethtool")
+    found = {}
+    for port in ports:
+        rc, out, _err = module.run_command([ethtool, "-k", port]) if ethtool else (1, "", "")
+        found[port] = parse_ethtool_features(out).get("hw-tc-offload") if rc == 0 else None
+    return found
+
+
 def system_info(module, interfaces):
     info = {"hostname": os.uname()[1], "kernel": os.uname()[2], "cmdline": None}
     try:
@@ -326,6 +355,9 @@ def system_info(module, interfaces):
     info["ovn_version"] = (first_line(module, ["ovn-appctl", "-t", "ovn-controller", "version"])
                            or first_line(module, ["ovn-controller", "--version"]))
     info["ovs_other_config"] = ovs_other_config(module)
+    # Only hw-offload makes Open vSwitch offload through TC: the ports are read then.
+    hw_offload = str((info["ovs_other_config"] or {}).get("hw-offload", "")).lower() == "true"
+    info["hw_tc_offload"] = kernel_datapath_hw_tc_offload(module) if hw_offload else {}
     info["nics"] = {}
     ethtool = module.get_bin_path("ethtool") if interfaces else None
     for iface in interfaces:

@@ -70,8 +70,9 @@ def test_the_table_has_a_column_per_label_and_values_once():
     header, lines = conditions.conditions_table(documents)
     assert header == ["condition", "doca", "system"]
     table = {line[0]: line[1:] for line in lines}
-    assert [line[0] for line in lines][:8] == ["DUT host", "kernel", "kernel command line", "Open vSwitch", "OVN", "Open_vSwitch other_config",
-                                               "NIC: driver, firmware, PSID, bus", "generator"]
+    assert [line[0] for line in lines][:9] == ["DUT host", "kernel", "kernel command line", "Open vSwitch", "OVN", "Open_vSwitch other_config",
+                                               "NIC: driver, firmware, PSID, bus", "hw-tc-offload of the kernel datapath's ports (with hw-offload)",
+                                               "generator"]
     assert table["kernel"] == ["5.14.0-611.47.1.sl9_7^2.x86_64"] * 2
     assert table["kernel command line"] == [CMDLINE, CMDLINE] and isinstance(table["kernel command line"][0], Code)
     assert table["Open vSwitch"] == ["ovs-vswitchd (Open vSwitch) 3.3.8"] * 2
@@ -107,4 +108,14 @@ def test_the_compare_variant_is_shown_as_given():
     document["metadata"]["compare_variant"] = {"name": "netdev-noemc", "datapath": "netdev", "other_config": {"emc-insert-inv-prob": "0"}}
     table = dict((line[0], line[1]) for line in conditions.conditions_table([document])[1])
     assert table["compare.yml variant"] == 'datapath=netdev, name=netdev-noemc, other_config={"emc-insert-inv-prob": "0"}'
-    assert conditions.conditions_table([lab_document()])[1][20] == ["compare.yml variant", "-"]
+    assert conditions.conditions_table([lab_document()])[1][21] == ["compare.yml variant", "-"]
+
+
+def test_hw_tc_offload_of_the_kernel_datapaths_ports():
+    """dut_health reads it with hw-offload on (the ConnectX-6 Dx ASAP2 bench); the reference bench's OVS-DOCA has no such ports."""
+    document = lab_document(datapath="system-hw-offload")
+    document["metadata"]["dut_system"]["hw_tc_offload"] = {"ens1f0npf0vf0": False, "ens1f0np0": True, "ens1f0npf0vf1": None}
+    assert conditions.hw_tc_offload(document) == "ens1f0np0 on, ens1f0npf0vf0 off, ens1f0npf0vf1 not listed"
+    assert conditions.hw_tc_offload(lab_document()) == "-"
+    table = dict(conditions.conditions_table([document])[1][i] for i in range(len(conditions.CONDITIONS)))
+    assert table["hw-tc-offload of the kernel datapath's ports (with hw-offload)"] == "ens1f0np0 on, ens1f0npf0vf0 off, ens1f0npf0vf1 not listed"

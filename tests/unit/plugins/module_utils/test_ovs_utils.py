@@ -322,3 +322,46 @@ def test_the_dpdk_datapath_is_refused_without_the_free_hugepages_its_socket_memo
 def test_the_hugepages_are_not_checked_once_dpdk_holds_them_or_off_the_dpdk_datapath():
     assert ovs.dpdk_memory_errors(DPDK, MEMINFO % (192, 0), True) == []
     assert ovs.dpdk_memory_errors(dict(DPDK, datapath="netdev", dpdk_init=False), MEMINFO % (0, 0), False) == []
+
+
+# The one rule for names (validate.py) on the ovs role's variables: the kernel's for bridges and for the ports the kernel
+# sees, the database's (no white space around it) for the others.
+@pytest.mark.parametrize("change, message", [
+    ({"underlay_bridge": "underlay-of-the-lab", "representors": []},
+     "ovs_underlay_bridge: 'underlay-of-the-lab' is 19 characters long; the kernel takes at most 15 in the name of an Open vSwitch bridge, "
+     "a kernel interface too"),
+    ({"integration_bridge": "br-int ", "representors": []},
+     "ovs_integration_bridge: 'br-int ' has trailing white space, which the kernel refuses in the name of an Open vSwitch bridge"),
+    ({"ovn_bridge": "br/int"}, "ovs_ovn_bridge: 'br/int' holds '/'"),
+    ({"uplink": "ens3f0np0 "}, "ovs_uplink: 'ens3f0np0 ' has trailing white space, which the kernel refuses in the name of an Open "
+                               "vSwitch port of type doca, a kernel interface too; write 'ens3f0np0'"),
+    ({"representors": [{"name": "ens3f0npf0vf0-of-the-dut", "bridge": "underlay"}]},
+     "ovs_representors[0].name: 'ens3f0npf0vf0-of-the-dut' is 24 characters long"),
+    # 15 characters are the most the kernel takes
+    ({"internal_ports": [{"name": "management-ports", "tag": 10}, {"name": "overlay-network", "tag": 30}]},
+     "ovs_internal_ports[0].name: 'management-ports' is 16 characters long"),
+    ({"system_id": " gen01"}, "ovs_system_id: ' gen01' has leading white space, which the database would keep as part of the chassis "
+                              "name (external_ids:system-id) (what looks for 'gen01' would not find it); write 'gen01'"),
+    ({"ovn_bridge_mappings": "physnet1: underlay"}, "ovs_ovn_bridge_mappings: ' underlay' has leading white space, which the kernel "
+                                                    "refuses in the name of the bridge of a bridge mapping"),
+    ({"ovn_bridge_mappings": "physnet1 :underlay"}, "ovs_ovn_bridge_mappings: 'physnet1 ' has trailing white space, which the database "
+                                                    "would keep as part of the physical network name of a bridge mapping"),
+])
+def test_role_names_follow_the_one_rule(change, message):
+    errors = ovs.validate_role(dict(ROLE, **change), isolated=set(range(2, 16)))
+    assert len(errors) == 1 and errors[0].startswith(message), errors
+
+
+def test_a_dpdk_uplink_is_a_row_not_a_kernel_interface():
+    """On the dpdk datapath the uplink is a dpdk port, named as the user likes (only no white space around it)."""
+    dpdk = dict(ROLE, datapath="dpdk", uplink="dpdk-uplink-port-0", representors=[], pmd_cpu_mask="", uplink_pmd_rxq_affinity="")
+    assert [e for e in ovs.validate_role(dpdk, isolated=set(range(2, 16))) if "uplink" in e] == []
+    errors = ovs.validate_role(dict(dpdk, uplink="dpdk-uplink-port-0 "), isolated=set(range(2, 16)))
+    assert [e for e in errors if e.startswith("ovs_uplink: 'dpdk-uplink-port-0 ' has trailing white space, which the database")], errors
+
+
+def test_the_interface_ovn_controller_must_route_through():
+    assert ovs.controller_errors(dict(CONTROLLER, remote_interface="mgt")) == []
+    assert ovs.controller_errors(dict(CONTROLLER, remote_interface="mgt ")) == [
+        "ovn_controller_remote_interface: 'mgt ' has trailing white space, which the kernel refuses in the name of the interface "
+        "ovn-controller reaches the Southbound database through; write 'mgt'"]
