@@ -27,6 +27,8 @@ import re
 import shlex
 import tarfile
 
+from ansible_collections.offload.testbed.plugins.module_utils.host_files import read_text
+
 COMPONENTS = ('ovs', 'ovn')
 TITLES = {'ovs': 'Open vSwitch', 'ovn': 'OVN'}
 RECORD_NAME = 'offload-testbed-build.json'
@@ -36,6 +38,15 @@ BUILD_RECORD = '.offload-testbed-build.json'
 TREE_FILES = ('boot.sh', 'configure.ac')
 # The trees a directory's identity leaves out: git's own data and build output.
 TREE_SKIP = ('.git', '_build')
+# A build's steps, in order; each shows as its own step of the role, with its time.
+BUILD_STEPS = ('boot', 'configure', 'make')
+# Every step of a plan: the build's, and the link ovn-ctl needs (the module's).
+STEPS = ('fetch',) + BUILD_STEPS + ('install', 'link')
+
+# Which project a tree is: the name configure.ac gives AC_INIT, else a program only that project has.
+PROJECTS = {'openvswitch': 'ovs', 'ovn': 'ovn'}
+MARKERS = {'ovs': 'vswitchd/ovs-vswitchd.c', 'ovn': 'controller/ovn-controller.c'}
+_AC_INIT_RE = re.compile(r'^AC_INIT\(\s*\[?(?P<name>[A-Za-z0-9_.-]+)\]?\s*,[^)\n]*\)', re.M)
 
 _SHA1_RE = re.compile(r'^[0-9a-f]{40}$')
 _SHA256_RE = re.compile(r'^[0-9a-f]{64}$')
@@ -255,50 +266,129 @@ def file_sha256(path):
 
 
 def inspect_archive(path, expected_sha256):
-    """(identity, problems) of a tarball: git's commit id in it when there is one, else its SHA-256."""
+    """(identity, problems, project) of a tarball: its identity is git's commit id in it when there is one, else its
+    SHA-256; its project is what tree_project() says of it."""
     if not os.path.isfile(path):
-        return None, ['%s does not exist or is not a file' % path]
+        return None, ['%s does not exist or is not a file' % path], None
     sha = file_sha256(path)
     if expected_sha256 and sha != expected_sha256.lower():
         return None, ['%s has SHA-256 %s, not %s; the file is not the one you meant (or is damaged)'
-                      % (path, sha, expected_sha256.lower())]
+                      % (path, sha, expected_sha256.lower())], None
     try:
         with tarfile.open(path) as tar:
             commit = (tar.pax_headers or {}).get('comment', '')
-            names = set(member.name.rstrip('/') for member in tar.getmembers())
+            members = dict((member.name.rstrip('/'), member) for member in tar.getmembers())
+            tops = set(name.split('/', 1)[0] for name in members if name)
+            top = sorted(tops)[0] if len(tops) == 1 else None
+            project = tree_project(lambda rel: _member_text(tar, members.get('%s/%s' % (top, rel))))
     except (tarfile.TarError, EOFError, OSError) as exc:
-        return None, ['%s is not a tar archive: %s' % (path, exc)]
-    tops = set(name.split('/', 1)[0] for name in names if name)
-    missing = [f for f in TREE_FILES if not any('%s/%s' % (top, f) in names for top in tops)]
-    if len(tops) != 1 or missing:
+        return None, ['%s is not a tar archive: %s' % (path, exc)], None
+    missing = [f for f in TREE_FILES if not any('%s/%s' % (each, f) in members for each in tops)]
+    if top is None or missing:
         return None, ['%s is not a source tree in one top directory with %s (has %s; missing %s)'
-                      % (path, ' and '.join(TREE_FILES), ', '.join(sorted(tops)[:3]) or 'nothing', ', '.join(missing) or '-')]
-    return (commit if is_commit(commit) else 'sha256:' + sha), []
+                      % (path, ' and '.join(TREE_FILES), ', '.join(sorted(tops)[:3]) or 'nothing', ', '.join(missing) or '-')], None
+    return (commit if is_commit(commit) else 'sha256:' + sha), [], project
 
 
-def tree_digest(path):
-    """SHA-256 over the relative paths, modes and contents of a tree's files (``.git`` and ``_build`` left out)."""
-    digest = hashlib.sha256()
+def _member_text(tar, member):
+    """The text of a regular file of an open archive, or None."""
+    if member is None or not member.isfile():
+        return None
+    return tar.extractfile(member).read().decode('utf-8', 'replace')
+
+
+def tree_project(read):
+    """(component, evidence) of a source tree: ``ovs`` or ``ovn``, by the name its ``configure.ac`` gives AC_INIT, else
+    by a program only that project has; (None, None) when neither says. ``read(relative path)`` is the text or None."""
+    match = _AC_INIT_RE.search(read('configure.ac') or '')
+    if match and match.group('name') in PROJECTS:
+        return PROJECTS[match.group('name')], 'configure.ac: %s' % match.group(0).strip()
+    for comp, marker in sorted(MARKERS.items()):
+        if read(marker) is not None:
+            return comp, 'it has %s' % marker
+    return None, None
+
+
+def mismatched_sources(found, name):
+    """Errors for sources of the other project (the Open vSwitch tree given as OVN's, or the other way round).
+
+    ``found`` maps a component to (option suffix ``archive`` or ``dir``, path, (project, evidence)).
+    """
+    errors = []
+    for comp in COMPONENTS:
+        if comp not in found:
+            continue
+        kind, path, (project, evidence) = found[comp]
+        if project is None or project == comp:
+            continue
+        option = name('%s_%s' % (comp, kind))
+        other = found.get(project)
+        if other is not None and other[2][0] == comp:
+            fix = ('the Open vSwitch and OVN sources are given the other way round: swap %s and %s'
+                   % (name('ovs_' + found['ovs'][0]), name('ovn_' + found['ovn'][0])))
+        else:
+            fix = 'give %s the %s source' % (option, TITLES[comp])
+        errors.append('%s: %s is the %s source (%s), not the %s one; %s'
+                      % (option, path, TITLES[project], evidence, TITLES[comp], fix))
+    return errors
+
+
+def tree_entries(path):
+    """(relative path, line) of every file and link of a tree (``.git`` and ``_build`` left out), as content_digest reads them."""
+    entries = []
     for root, dirs, files in os.walk(path):
-        dirs[:] = sorted(d for d in dirs if d not in TREE_SKIP)
-        for name in sorted(files):
+        dirs[:] = [d for d in dirs if d not in TREE_SKIP]
+        for name in files:
             full = os.path.join(root, name)
             rel = os.path.relpath(full, path)
             if os.path.islink(full):
-                digest.update(('L %s %s\n' % (rel, os.readlink(full))).encode('utf-8'))
+                entries.append((rel, 'L %s %s\n' % (rel, os.readlink(full))))
+            else:
+                entries.append((rel, 'F %s %o %s\n' % (rel, os.stat(full).st_mode & 0o111, file_sha256(full))))
+    return entries
+
+
+def archive_entries(path):
+    """The entries of tree_entries() for the tree in a tarball (its top directory left out): the same lines as for
+    that tree unpacked, so that two archives of one tree agree whatever their compression or top directory."""
+    entries = []
+    with tarfile.open(path) as tar:
+        for member in tar:
+            rel = member.name.split('/', 1)[1] if '/' in member.name else ''
+            if not rel or rel.split('/', 1)[0] in TREE_SKIP:
                 continue
-            digest.update(('F %s %o %s\n' % (rel, os.stat(full).st_mode & 0o111, file_sha256(full))).encode('utf-8'))
+            if member.issym():
+                entries.append((rel, 'L %s %s\n' % (rel, member.linkname)))
+            elif member.isfile():
+                digest = hashlib.sha256()
+                handle = tar.extractfile(member)
+                for chunk in iter(lambda: handle.read(1 << 20), b''):
+                    digest.update(chunk)
+                entries.append((rel, 'F %s %o %s\n' % (rel, member.mode & 0o111, digest.hexdigest())))
+    return entries
+
+
+def content_digest(entries):
+    """SHA-256 over the lines of the entries, sorted by path: what a tree holds, not how it was packed."""
+    digest = hashlib.sha256()
+    for dummy, line in sorted(entries):
+        digest.update(line.encode('utf-8'))
     return digest.hexdigest()
 
 
+def tree_digest(path):
+    """content_digest() of a directory's tree."""
+    return content_digest(tree_entries(path))
+
+
 def inspect_dir(path):
-    """(identity, problems) of a source directory."""
+    """(identity, problems, project) of a source directory."""
     if not os.path.isdir(path):
-        return None, ['%s does not exist or is not a directory' % path]
+        return None, ['%s does not exist or is not a directory' % path], None
     missing = [f for f in TREE_FILES if not os.path.isfile(os.path.join(path, f))]
     if missing:
-        return None, ['%s is not an Open vSwitch or OVN source tree: it has no %s' % (path, ' and no '.join(missing))]
-    return 'tree:' + tree_digest(path), []
+        return None, ['%s is not an Open vSwitch or OVN source tree: it has no %s' % (path, ' and no '.join(missing))], None
+    return 'tree:' + tree_digest(path), [], tree_project(lambda rel: read_text(os.path.join(path, rel), None))
 
 
 # -- what is built, and where --------------------------------------------
@@ -352,16 +442,31 @@ def same_record(have, want):
     return isinstance(have, dict) and all(have.get(key) == value for key, value in want.items())
 
 
+def built(have, want):
+    """A build is done when its record matches and says no step is left (a build cut short records the steps it did)."""
+    return same_record(have, want) and not (have or {}).get('partial')
+
+
+def build_steps_left(have, want):
+    """The steps of a build still to run: after those a matching record of a build cut short lists, else all."""
+    if same_record(have, want) and (have or {}).get('partial'):
+        return [step for step in BUILD_STEPS if step not in have['partial']]
+    return list(BUILD_STEPS)
+
+
 def decide(want, have):
-    """What has to happen, from the wanted records and those on the host (None where missing)."""
+    """What has to happen, from the wanted records and those on the host (None where missing):
+    ``COMP_fetch`` and ``COMP_install`` are True or False, ``COMP_build`` the build steps to run."""
     todo = {}
     todo['ovn_install'] = not same_record(have.get('ovn_install'), want['ovn_install'])
     todo['ovs_install'] = not same_record(have.get('ovs_install'), want['ovs_install'])
-    todo['ovn_build'] = todo['ovn_install'] and not same_record(have.get('ovn_build'), want['ovn_build'])
-    need_ovs_tree = todo['ovn_build'] or todo['ovs_install']
-    todo['ovs_build'] = need_ovs_tree and not same_record(have.get('ovs_build'), want['ovs_build'])
-    todo['ovs_fetch'] = todo['ovs_build'] and not same_record(have.get('ovs_source'), want['ovs_source'])
-    todo['ovn_fetch'] = todo['ovn_build'] and not same_record(have.get('ovn_source'), want['ovn_source'])
+    needed = {'ovn': todo['ovn_install'] and not built(have.get('ovn_build'), want['ovn_build'])}
+    needed['ovs'] = (needed['ovn'] or todo['ovs_install']) and not built(have.get('ovs_build'), want['ovs_build'])
+    for comp in COMPONENTS:
+        todo[comp + '_fetch'] = needed[comp] and not same_record(have.get(comp + '_source'), want[comp + '_source'])
+        # A new tree is built from the start; the same tree resumes where its build stopped.
+        resumed = build_steps_left(have.get(comp + '_build'), want[comp + '_build'])
+        todo[comp + '_build'] = [] if not needed[comp] else list(BUILD_STEPS) if todo[comp + '_fetch'] else resumed
     return todo
 
 
@@ -382,23 +487,35 @@ def fetch_commands(comp, source, paths):
 
 
 def build_commands(comp, params, paths, jobs):
-    """boot.sh, configure in a fresh ``_build``, make."""
+    """[(step, commands)]: ./boot.sh in the tree, configure in a fresh ``_build``, make."""
     build = paths[comp + '_build']
-    return [(['./boot.sh'], paths[comp + '_src']), (['rm', '-rf', build], None), (['mkdir', '-p', build], None),
-            (['../configure'] + configure_flags(params, comp, paths), build), (['make', '-j%d' % jobs], build)]
+    return [('boot', [(['./boot.sh'], paths[comp + '_src'])]),
+            ('configure', [(['rm', '-rf', build], None), (['mkdir', '-p', build], None),
+                           (['../configure'] + configure_flags(params, comp, paths), build)]),
+            ('make', [(['make', '-j%d' % jobs], build)])]
 
 
 def plan_steps(params, sources, todo, paths, jobs):
-    """[(component, step, [(argv, cwd), ...])] in the order they run."""
+    """[(component, step, [(argv, cwd), ...])] in the order they run; OVN is fetched first when the Open vSwitch
+    commit is the one OVN pins and not known yet (``submodule``)."""
     steps = []
     for comp in COMPONENTS:
         if todo[comp + '_fetch']:
             steps.append((comp, 'fetch', fetch_commands(comp, sources[comp], paths)))
-        if todo[comp + '_build']:
-            steps.append((comp, 'build', build_commands(comp, params, paths, jobs)))
+        steps.extend((comp, step, cmds) for step, cmds in build_commands(comp, params, paths, jobs) if step in todo[comp + '_build'])
         if todo[comp + '_install']:
             steps.append((comp, 'install', [(['make', 'install'], paths[comp + '_build'])]))
+    if sources['ovs'].get('id') is None:
+        steps.sort(key=lambda step: step[:2] != ('ovn', 'fetch'))
     return steps
+
+
+def build_record(want, comp, step):
+    """The record a build step leaves in ``_build``: the wanted one, with the steps done so far until make is done."""
+    record = dict(want[comp + '_build'])
+    if step != BUILD_STEPS[-1]:
+        record['partial'] = list(BUILD_STEPS[:BUILD_STEPS.index(step) + 1])
+    return record
 
 
 def command_line(argv, cwd):
@@ -407,12 +524,22 @@ def command_line(argv, cwd):
 
 
 def describe(comp, step, source, paths, jobs):
-    """One line of the plan, for people."""
+    """One line of the plan, for people: the step, the component, where, and how."""
     title = TITLES[comp]
     if step == 'fetch':
         where = {'archive': 'archive ' + str(source.get('path')), 'dir': 'directory ' + str(source.get('path')),
                  'git': '%s %s' % (source.get('url'), source.get('ref'))}[source['kind']]
         return 'fetch %s %s (%s) into %s' % (title, where, source['id'], paths[comp + '_src'])
-    if step == 'build':
-        return 'build %s in %s (boot.sh, configure, make -j%d)' % (title, paths[comp + '_build'], jobs)
+    if step == 'boot':
+        return 'boot.sh %s in %s' % (title, paths[comp + '_src'])
+    if step == 'configure':
+        return 'configure %s in %s' % (title, paths[comp + '_build'])
+    if step == 'make':
+        return 'make %s in %s (make -j%d)' % (title, paths[comp + '_build'], jobs)
     return 'install %s into %s' % (title, paths['prefix'])
+
+
+def duration(seconds):
+    """``7 s``, ``1 min 54 s``: how long a step took, for people."""
+    seconds = int(round(seconds))
+    return '%d s' % seconds if seconds < 60 else '%d min %d s' % divmod(seconds, 60)

@@ -24,6 +24,12 @@ description:
     (the same patch release when tagged, else the nearest), saying why in the C(reason) of RV(ovs). O(ovs_ref=submodule) takes
     the commit the OVN tree pins in its C(ovs) submodule.
   - Every command's output goes to a log on the host (RV(logs)); a failed step reports the last lines of it.
+  - The steps are C(fetch), C(boot) (C(./boot.sh)), C(configure), C(make) and C(install) of each component (and C(link)
+    of the C(ovs-lib) C(ovn-ctl) loads); O(step) runs one of them, so that a caller (the role, with C(async)) shows
+    each step and its time (RV(steps)). A build cut short resumes at the step after the last one done.
+  - An archive or a directory whose tree is the other project's (C(configure.ac)'s C(AC_INIT), else
+    C(vswitchd/ovs-vswitchd.c) or C(controller/ovn-controller.c)), such as the two archives given the other way
+    round, is refused before anything is written.
   - With O(inspect), runs no build and only checks the archives and directories given (the role runs it on the
     controller before copying them) and returns their identity in RV(sources).
 author:
@@ -126,8 +132,17 @@ options:
     description: Prefix of the names errors give the options, so that they name the variables of the calling role (V(ovn_build_)).
     type: str
     default: ""
+  step:
+    description:
+      - Run only this step of the plan, C(COMPONENT:STEP), when the plan has it; otherwise change nothing. The plan is
+        read again first (under the work directory's lock), so a step another run has done meanwhile is not run twice.
+      - Unset, the whole plan runs in one call.
+    type: str
+    choices: ["ovs:fetch", "ovs:boot", "ovs:configure", "ovs:make", "ovs:install",
+              "ovn:fetch", "ovn:boot", "ovn:configure", "ovn:make", "ovn:install", "ovn:link"]
 notes:
-  - A build takes minutes (about 4 for both on two cores); nothing is printed until it ends.
+  - A build takes minutes (about 4 for both on two cores). One call prints nothing until it ends; the role runs
+    each step as its own call with C(async) and polls it, so that each step shows while it runs, with its time.
 seealso:
   - name: OVN installation guide
     description: Building OVN against an Open vSwitch source tree.
@@ -165,6 +180,19 @@ commands:
   returned: always
   type: list
   elements: str
+steps:
+  description:
+    - The steps of RV(plan), each with its C(component), C(step) and C(line); once run, with the C(seconds) it took
+      and C(took), the same for people (C(1 min 54 s)).
+  returned: unless O(inspect)
+  type: list
+  elements: dict
+  sample: [{"component": "ovs", "step": "make", "line": "make Open vSwitch in /usr/src/offload-testbed-ovn/ovs/_build (make -j2)",
+            "seconds": 114.2, "took": "1 min 54 s"}]
+waited:
+  description: Seconds this run waited for another build in the same work directory (the hosts of a one-box lab).
+  returned: when something was to be run
+  type: float
 fetch:
   description: The components (C(ovs), C(ovn)) whose sources the plan fetches; the role copies only their archives and directories.
   returned: unless O(inspect)
@@ -197,6 +225,7 @@ logs:
 import fcntl
 import json
 import os
+import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils import ovn_build as ob
@@ -214,7 +243,9 @@ def argument_spec():
                 sysconfdir=dict(type='path', default='/etc'), localstatedir=dict(type='path', default='/var'),
                 jobs=dict(type='int'), install_ovs=dict(type='bool', default=False),
                 ovs_lib=dict(type='path', default='/usr/share/openvswitch/scripts/ovs-lib'),
-                inspect=dict(type='bool', default=False), variable_prefix=dict(type='str', default=''))
+                inspect=dict(type='bool', default=False), variable_prefix=dict(type='str', default=''),
+                step=dict(type='str', choices=['%s:%s' % (comp, step) for comp in ob.COMPONENTS for step in ob.STEPS
+                                               if step != 'link' or comp == 'ovn']))
     return spec
 
 
@@ -224,8 +255,6 @@ class Host(object):
     def __init__(self, module):
         self.module = module
         self.name = lambda option: module.params['variable_prefix'] + option
-        # Components whose log this run has started afresh.
-        self.fresh_logs = set()
 
     def run(self, argv, cwd=None):
         return self.module.run_command(argv, cwd=cwd)
@@ -252,23 +281,29 @@ class Host(object):
             handle.write('$ %s\n%s%s[exit %d]\n' % (ob.command_line(argv, cwd), out, err, rc))
 
 
+def inspect_local(src, kind):
+    """(identity, problems, project) of an archive or a directory on this host."""
+    if kind == 'archive':
+        return ob.inspect_archive(src['archive'], src.get('archive_sha256'))
+    return ob.inspect_dir(src['dir'])
+
+
 def inspect_sources(params, name):
-    """The identities of the archives and directories on this host (the controller, for the role)."""
-    sources, errors = {}, []
+    """The identities of the archives and directories on this host (the controller, for the role); a source of the
+    other project (the archives given the other way round) is refused too."""
+    sources, errors, found = {}, [], {}
     for comp in ob.COMPONENTS:
         src = ob.component_source(params, comp)
         kind = ob.source_kind(src)
-        if kind == 'archive':
-            ident, problems = ob.inspect_archive(src['archive'], src.get('archive_sha256'))
-            label = name(comp + ('_archive_sha256' if problems and 'SHA-256' in problems[0] else '_archive'))
-        elif kind == 'dir':
-            ident, problems = ob.inspect_dir(src['dir'])
-            label = name(comp + '_dir')
-        else:
+        if kind == 'git':
             continue
+        ident, problems, project = inspect_local(src, kind)
+        label = name(comp + ('_archive_sha256' if problems and 'SHA-256' in problems[0] else '_' + kind))
         errors.extend('%s: %s' % (label, problem) for problem in problems)
         sources[comp] = dict(kind=kind, id=ident)
-    return sources, errors
+        if project:
+            found[comp] = (kind, src[kind], project)
+    return sources, errors + ob.mismatched_sources(found, name)
 
 
 def ls_remote(host, url, comp):
@@ -326,29 +361,33 @@ def resolve_git(host, comp, src, pin=None):
     return dict(kind='git', url=url, ref=ref, id=found[0], fetch=found[1], reason=reason)
 
 
-def resolve_local(host, comp, src, kind):
+def resolve_local(host, comp, src, kind, found):
+    """An archive or directory on the host; unless the controller gave its identity, it is inspected here and its
+    project noted in ``found`` (see mismatched_sources)."""
     path = src[kind]
     ident = src.get('source_id')
     if not ident and os.path.exists(path):
-        ident, problems = ob.inspect_archive(path, src.get('archive_sha256')) if kind == 'archive' else ob.inspect_dir(path)
+        ident, problems, project = inspect_local(src, kind)
         if problems:
             raise ob.BuildError(['%s: %s' % (host.name(comp + '_' + kind), p) for p in problems])
+        found[comp] = (kind, path, project)
     return dict(kind=kind, path=path, id=ident)
 
 
 def resolve_sources(host, params, paths, have):
     """{comp: source}; OVN first, since OVS may be the commit OVN pins. Every error at once."""
-    sources, errors = {}, []
+    sources, errors, found = {}, [], {}
     for comp in ('ovn', 'ovs'):
         src = ob.component_source(params, comp)
         kind = ob.source_kind(src)
         try:
             if kind != 'git':
-                sources[comp] = resolve_local(host, comp, src, kind)
+                sources[comp] = resolve_local(host, comp, src, kind, found)
             else:
                 sources[comp] = resolve_git(host, comp, src, pin=known_pin(host, sources.get('ovn'), paths, have))
         except ob.BuildError as exc:
             errors.extend(exc.errors)
+    errors.extend(ob.mismatched_sources(found, host.name))
     if errors:
         raise ob.BuildError(errors)
     return sources
@@ -404,7 +443,7 @@ def make_plan(params, sources, paths, have, jobs):
 
 def describe_steps(steps, sources, paths, jobs):
     lines = []
-    for comp, step, dummy in steps:
+    for comp, step in (each[:2] for each in steps):
         if step == 'link':
             lines.append('link %s to %s (ovn-ctl loads it)' % (paths['ovs_lib_link'], 'the host\'s ovs-lib'))
             continue
@@ -414,10 +453,11 @@ def describe_steps(steps, sources, paths, jobs):
 
 
 def run_step(host, comp, step, commands, paths):
+    """Run a step's commands into the component's log (begun afresh by a fetch); seconds it took."""
     log = paths[comp + '_log']
-    if step in ('fetch', 'build') and comp not in host.fresh_logs:
-        open(log, 'w').close()
-        host.fresh_logs.add(comp)
+    started = time.time()
+    with open(log, 'w' if step == 'fetch' else 'a') as handle:
+        handle.write('=== %s %s, %s\n' % (ob.TITLES[comp], step, time.strftime('%Y-%m-%d %H:%M:%S')))
     for argv, cwd in commands:
         rc, out, err = host.run(argv, cwd=cwd)
         host.append_log(log, argv, cwd, rc, out, err)
@@ -426,6 +466,7 @@ def run_step(host, comp, step, commands, paths):
                 tail = handle.read().splitlines()[-30:]
             raise StepFailed('%s %s failed at `%s` (exit %d); the whole log is %s on the host; its last lines:\n%s'
                              % (ob.TITLES[comp], step, ob.command_line(argv, cwd), rc, log, '\n'.join(tail)), log, tail)
+    return time.time() - started
 
 
 class StepFailed(Exception):
@@ -448,8 +489,8 @@ def record_step(host, comp, step, sources, want, paths):
             if comp == 'ovn':
                 record['ovs_pin'] = read_pin(host, paths)
         host.write_json(os.path.join(paths[comp + '_src'], ob.SOURCE_RECORD), record)
-    elif step == 'build':
-        host.write_json(os.path.join(paths[comp + '_build'], ob.BUILD_RECORD), want[comp + '_build'])
+    elif step in ob.BUILD_STEPS:
+        host.write_json(os.path.join(paths[comp + '_build'], ob.BUILD_RECORD), ob.build_record(want, comp, step))
     elif step == 'install':
         record = dict(want[comp + '_install'], **installed_versions(host, paths))
         host.write_json(paths[comp + '_record'], record)
@@ -465,25 +506,34 @@ def installed_versions(host, paths):
 
 
 def run_steps(host, steps, sources, want, paths, done):
-    """Run each step and write its record; ``done`` gets the steps as they finish."""
+    """Run each step and write its record; ``done`` gets the steps as they finish, with their seconds."""
     for comp, step, commands in steps:
-        run_step(host, comp, step, commands, paths)
+        seconds = run_step(host, comp, step, commands, paths)
         record_step(host, comp, step, sources, want, paths)
-        done.append((comp, step, commands))
+        done.append((comp, step, commands, seconds))
 
 
-def execute(host, params, sources, paths, jobs, want, steps):
-    """Run the plan; with ``submodule`` and OVN not yet fetched, fetch OVN first and plan again. Returns the steps done."""
+def execute(host, params, sources, paths, jobs, want, steps, only=None):
+    """Run the plan (only the step ``only``, a (component, step), when given); with ``submodule`` and OVN not yet
+    fetched, fetch OVN first and plan again. Returns the steps done, with their seconds."""
     done = []
     if sources['ovs']['id'] is None:
-        run_steps(host, [s for s in steps if s[:2] == ('ovn', 'fetch')], sources, want, paths, done)
+        run_steps(host, select([s for s in steps if s[:2] == ('ovn', 'fetch')], only), sources, want, paths, done)
+        if only not in (None, ('ovn', 'fetch')):
+            raise ob.BuildError(['%s: submodule: the commit OVN pins is read from the OVN tree, which is not fetched '
+                                 'yet; run the step ovn:fetch first' % host.name('ovs_ref')])
         pin = read_pin(host, paths)
         if pin is None:
             raise ob.BuildError(['%s: submodule, but the OVN tree %s pins no ovs commit' % (host.name('ovs_ref'), paths['ovn_src'])])
         sources['ovs'].update(id=pin, fetch=pin)
         want, steps = make_plan(params, sources, paths, read_records(host, paths), jobs)
-    run_steps(host, steps, sources, want, paths, done)
+    run_steps(host, select(steps, only), sources, want, paths, done)
     return done
+
+
+def select(steps, only):
+    """The steps of a plan, or only the one named (a (component, step))."""
+    return [s for s in steps if only is None or s[:2] == only]
 
 
 def cpu_count():
@@ -513,30 +563,39 @@ def plan(host, params, paths, jobs):
 
 
 def summary(steps, sources, paths, jobs):
-    """changed, plan and commands of a list of steps (planned or done)."""
-    return dict(changed=bool(steps), plan=describe_steps(steps, sources, paths, jobs),
-                commands=[ob.command_line(argv, cwd) for dummy, dummy2, cmds in steps for argv, cwd in cmds])
+    """changed, plan, commands and steps of a list of steps (planned, or done with their seconds)."""
+    lines = describe_steps(steps, sources, paths, jobs)
+    entries = []
+    for step, line in zip(steps, lines):
+        entries.append(dict(component=step[0], step=step[1], line=line))
+        if len(step) > 3:
+            entries[-1].update(seconds=round(step[3], 1), took=ob.duration(step[3]))
+    return dict(changed=bool(steps), plan=lines, steps=entries,
+                commands=[ob.command_line(argv, cwd) for step in steps for argv, cwd in step[2]])
 
 
 def build(module, host, params):
     paths = ob.layout(params)
     jobs = params['jobs'] or cpu_count()
+    only = tuple(params['step'].split(':')) if params['step'] else None
     have, sources, want, steps = plan(host, params, paths, jobs)
-    result = dict(summary(steps, sources, paths, jobs),
+    result = dict(summary(select(steps, only), sources, paths, jobs),
                   fetch=sorted(set(comp for comp, step, dummy in steps if step == 'fetch')),
                   logs=dict((comp, paths[comp + '_log']) for comp in ob.COMPONENTS))
     if module._diff:
         result['diff'] = dict(before=json.dumps(have['ovn_install'], indent=2, sort_keys=True) + '\n' if have['ovn_install'] else '',
                               after=json.dumps(want['ovn_install'], indent=2, sort_keys=True) + '\n')
-    if steps and not module.check_mode:
+    if select(steps, only) and not module.check_mode:
         if not os.path.isdir(paths['workdir']):
             os.makedirs(paths['workdir'])
         # One build at a time per work directory (the hosts of a one-box lab are one machine):
         # whoever waited plans again and finds the work done.
+        started = time.time()
         with open(os.path.join(paths['workdir'], '.lock'), 'w') as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
+            result['waited'] = round(time.time() - started, 1)
             dummy, sources, want, steps = plan(host, params, paths, jobs)
-            result.update(summary(execute(host, params, sources, paths, jobs, want, steps), sources, paths, jobs))
+            result.update(summary(execute(host, params, sources, paths, jobs, want, steps, only), sources, paths, jobs))
     result.update(ovs=source_summary(sources['ovs']), ovn=source_summary(sources['ovn']),
                   facts=facts_of(host, paths, sources, module.check_mode))
     return result

@@ -17,7 +17,9 @@ import tarfile
 import pytest
 
 from ansible_collections.offload.testbed.plugins.module_utils import ovn_build as ob
+from ansible_collections.offload.testbed.plugins.module_utils.datapath import ovn_sources
 
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures", "ovn_build")
 A, B, C = "a" * 40, "b" * 40, "c" * 40
 
@@ -130,24 +132,31 @@ def make_tar(path, members, commit=None):
             tar.addfile(info, io.BytesIO(data))
 
 
-def test_the_shared_archives_carry_the_commits_of_their_tags():
-    """The archives in ../shared/sources were made by git archive: the commit is in the pax header."""
-    sources = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "..", "shared", "sources")
-    if not os.path.isdir(sources):
-        pytest.fail("../shared/sources is missing: the OVN build tests need the release archives there")
-    ident, problems = ob.inspect_archive(os.path.join(sources, "ovn-24.03.8.tar.gz"),
-                                         "121b1a42864dc941b992041ee41b1071373e39e45d666f5aadcd01374980a6bc")
-    assert (ident, problems) == ("697058648fdecfb67d7f3a11513e27af9c5d49a6", [])
+def test_the_release_archives_carry_the_commits_of_their_tags():
+    """The archives the resolver finds (OFFLOAD_TESTBED_SOURCES, ../shared/sources, or downloaded) were made by git
+    archive from the upstream tags: the commit is in the pax header, and each is the tree of its project."""
+    try:
+        found = ovn_sources.find(ovn_sources.ARCHIVES, ROOT)
+    except ovn_sources.SourceError as exc:
+        found = str(exc)
+    if isinstance(found, str):
+        pytest.fail(found, pytrace=False)
+    for each in found:
+        release = ovn_sources.RELEASES[each["name"]]
+        ident, problems, project = ob.inspect_archive(each["path"], None)
+        assert (ident, problems) == (release["commit"], []), each
+        assert project[0] == {"openvswitch-3.3.8.tar.gz": "ovs", "ovn-24.03.8.tar.gz": "ovn"}[each["name"]]
+        assert ovn_sources.check(each["path"], release)[0] in ("sha256", "tree")
 
 
 def test_archive_identity_checksum_and_tree(tmp_path):
     good = str(tmp_path / "good.tar.gz")
     make_tar(good, {"ovs/boot.sh": b"#!/bin/sh\n", "ovs/configure.ac": b"AC_INIT\n"})
-    ident, problems = ob.inspect_archive(good, None)
-    assert problems == [] and ident == "sha256:" + ob.file_sha256(good)
+    ident, problems, project = ob.inspect_archive(good, None)
+    assert problems == [] and ident == "sha256:" + ob.file_sha256(good) and project == (None, None)
     commit = str(tmp_path / "commit.tar.gz")
     make_tar(commit, {"ovs/boot.sh": b"", "ovs/configure.ac": b""}, commit=C)
-    assert ob.inspect_archive(commit, None) == (C, [])
+    assert ob.inspect_archive(commit, None) == (C, [], (None, None))
     assert "has SHA-256 %s, not %s" % (ob.file_sha256(good), "0" * 64) in ob.inspect_archive(good, "0" * 64)[1][0]
     bad = str(tmp_path / "bad.tar.gz")
     make_tar(bad, {"ovs/README": b""})
@@ -161,7 +170,7 @@ def test_directory_identity_follows_content_not_git_or_build(tmp_path):
     (tree / "_build").mkdir(parents=True)
     (tree / "boot.sh").write_text("#!/bin/sh\n")
     (tree / "configure.ac").write_text("AC_INIT\n")
-    first, problems = ob.inspect_dir(str(tree))
+    first, problems, dummy = ob.inspect_dir(str(tree))
     assert problems == [] and first.startswith("tree:")
     (tree / "_build" / "Makefile").write_text("all:\n")
     subprocess.check_call(["git", "init", "-q", str(tree)])
@@ -217,13 +226,16 @@ def test_first_run_fetches_builds_and_installs_in_order():
     want = ob.wanted_records(p, SOURCES, paths)
     steps = ob.plan_steps(p, SOURCES, ob.decide(want, {}), paths, 2)
     assert [(comp, step) for comp, step, dummy in steps] == [
-        ("ovs", "fetch"), ("ovs", "build"), ("ovn", "fetch"), ("ovn", "build"), ("ovn", "install")]
-    assert steps[3][2][3] == (["../configure", "--prefix=/opt/ovn", "--sysconfdir=/etc", "--localstatedir=/var",
-                               "--with-ovs-source=/w/ovs", "--with-ovs-build=/w/ovs/_build"], "/w/ovn/_build")
-    assert steps[3][2][4] == (["make", "-j2"], "/w/ovn/_build")
-    assert steps[2][2] == [(["rm", "-rf", "/w/ovn"], None), (["mkdir", "-p", "/w/ovn"], None),
+        ("ovs", "fetch"), ("ovs", "boot"), ("ovs", "configure"), ("ovs", "make"),
+        ("ovn", "fetch"), ("ovn", "boot"), ("ovn", "configure"), ("ovn", "make"), ("ovn", "install")]
+    assert steps[5][2] == [(["./boot.sh"], "/w/ovn")]
+    assert steps[6][2] == [(["rm", "-rf", "/w/ovn/_build"], None), (["mkdir", "-p", "/w/ovn/_build"], None),
+                           (["../configure", "--prefix=/opt/ovn", "--sysconfdir=/etc", "--localstatedir=/var",
+                             "--with-ovs-source=/w/ovs", "--with-ovs-build=/w/ovs/_build"], "/w/ovn/_build")]
+    assert steps[7][2] == [(["make", "-j2"], "/w/ovn/_build")]
+    assert steps[4][2] == [(["rm", "-rf", "/w/ovn"], None), (["mkdir", "-p", "/w/ovn"], None),
                            (["tar", "-xf", "/w/sources/ovn.tgz", "--strip-components=1", "-C", "/w/ovn"], None)]
-    assert ob.command_line(*steps[4][2][0]) == "(cd /w/ovn/_build && make install)"
+    assert ob.command_line(*steps[8][2][0]) == "(cd /w/ovn/_build && make install)"
 
 
 def test_records_on_disk_skip_everything():
@@ -240,7 +252,8 @@ def test_a_new_ovn_commit_rebuilds_ovn_only():
     have = ob.wanted_records(p, SOURCES, paths)
     sources = dict(SOURCES, ovn=dict(SOURCES["ovn"], id=A))
     todo = ob.decide(ob.wanted_records(p, sources, paths), have)
-    assert [s[:2] for s in ob.plan_steps(p, sources, todo, paths, 2)] == [("ovn", "fetch"), ("ovn", "build"), ("ovn", "install")]
+    assert [s[:2] for s in ob.plan_steps(p, sources, todo, paths, 2)] == [
+        ("ovn", "fetch"), ("ovn", "boot"), ("ovn", "configure"), ("ovn", "make"), ("ovn", "install")]
 
 
 def test_new_ovs_flags_rebuild_ovs_and_ovn_without_fetching_ovs():
@@ -248,7 +261,9 @@ def test_new_ovs_flags_rebuild_ovs_and_ovn_without_fetching_ovs():
     paths = ob.layout(p)
     have = ob.wanted_records(p, SOURCES, paths)
     todo = ob.decide(ob.wanted_records(params(workdir="/w", ovs_configure_options=["--enable-shared"]), SOURCES, paths), have)
-    assert [s[:2] for s in ob.plan_steps(p, SOURCES, todo, paths, 2)] == [("ovs", "build"), ("ovn", "build"), ("ovn", "install")]
+    assert [s[:2] for s in ob.plan_steps(p, SOURCES, todo, paths, 2)] == [
+        ("ovs", "boot"), ("ovs", "configure"), ("ovs", "make"), ("ovn", "boot"), ("ovn", "configure"), ("ovn", "make"),
+        ("ovn", "install")]
 
 
 def test_git_fetch_commands():
@@ -264,8 +279,88 @@ def test_install_ovs_installs_both_and_a_missing_ovs_install_alone_is_redone():
     paths = ob.layout(p)
     want = ob.wanted_records(p, SOURCES, paths)
     steps = ob.plan_steps(p, SOURCES, ob.decide(want, {}), paths, 2)
-    assert [s[:2] for s in steps] == [("ovs", "fetch"), ("ovs", "build"), ("ovs", "install"), ("ovn", "fetch"),
-                                      ("ovn", "build"), ("ovn", "install")]
-    assert steps[2][2] == [(["make", "install"], "/w/ovs/_build")]
+    assert [s[:2] for s in steps] == [("ovs", "fetch"), ("ovs", "boot"), ("ovs", "configure"), ("ovs", "make"),
+                                      ("ovs", "install"), ("ovn", "fetch"), ("ovn", "boot"), ("ovn", "configure"),
+                                      ("ovn", "make"), ("ovn", "install")]
+    assert steps[4][2] == [(["make", "install"], "/w/ovs/_build")]
     have = dict(want, ovs_install=None)
     assert [s[:2] for s in ob.plan_steps(p, SOURCES, ob.decide(want, have), paths, 2)] == [("ovs", "install")]
+
+
+def test_a_build_cut_short_resumes_after_its_last_step():
+    p = params(workdir="/w")
+    paths = ob.layout(p)
+    want = ob.wanted_records(p, SOURCES, paths)
+    have = dict(want, ovn_install=None, ovn_build=ob.build_record(want, "ovn", "boot"))
+    assert ob.build_record(want, "ovn", "boot")["partial"] == ["boot"]
+    assert "partial" not in ob.build_record(want, "ovn", "make")
+    assert [s[:2] for s in ob.plan_steps(p, SOURCES, ob.decide(want, have), paths, 2)] == [
+        ("ovn", "configure"), ("ovn", "make"), ("ovn", "install")]
+    # A new tree is built from its start, whatever the record of the old one said.
+    have["ovn_source"] = dict(id=A)
+    assert [s[:2] for s in ob.plan_steps(p, SOURCES, ob.decide(want, have), paths, 2)] == [
+        ("ovn", "fetch"), ("ovn", "boot"), ("ovn", "configure"), ("ovn", "make"), ("ovn", "install")]
+
+
+def test_ovn_is_fetched_first_when_open_vswitch_is_the_commit_it_pins():
+    p = params(workdir="/w")
+    paths = ob.layout(p)
+    sources = dict(SOURCES, ovs=dict(kind="git", url="u", ref="submodule", id=None, fetch=None))
+    want = ob.wanted_records(p, sources, paths)
+    steps = ob.plan_steps(p, sources, ob.decide(want, {}), paths, 2)
+    assert [s[:2] for s in steps][:3] == [("ovn", "fetch"), ("ovs", "fetch"), ("ovs", "boot")]
+
+
+def test_durations_for_people():
+    assert [ob.duration(x) for x in (0.4, 7, 59.6, 114.2, 3600)] == ["0 s", "7 s", "1 min 0 s", "1 min 54 s", "60 min 0 s"]
+
+
+def test_which_project_a_tree_is(tmp_path):
+    ovs = {"ovs-3.3.8/boot.sh": b"", "ovs-3.3.8/configure.ac": b"AC_PREREQ(2.63)\nAC_INIT(openvswitch, 3.3.8, bugs@openvswitch.org)\n"}
+    make_tar(str(tmp_path / "ovs.tar.gz"), ovs)
+    assert ob.inspect_archive(str(tmp_path / "ovs.tar.gz"), None)[2] == (
+        "ovs", "configure.ac: AC_INIT(openvswitch, 3.3.8, bugs@openvswitch.org)")
+    ovn = {"ovn/boot.sh": b"", "ovn/configure.ac": b"AC_INIT([ovn], [24.03.8])\n"}
+    make_tar(str(tmp_path / "ovn.tar.gz"), ovn)
+    assert ob.inspect_archive(str(tmp_path / "ovn.tar.gz"), None)[2] == ("ovn", "configure.ac: AC_INIT([ovn], [24.03.8])")
+    # A fork that renames the package: the program only that project has.
+    tree = tmp_path / "fork"
+    (tree / "controller").mkdir(parents=True)
+    (tree / "boot.sh").write_text("")
+    (tree / "configure.ac").write_text("AC_INIT(ovn-fork, 1.0)\n")
+    (tree / "controller" / "ovn-controller.c").write_text("int main(void) { return 0; }\n")
+    assert ob.inspect_dir(str(tree))[2] == ("ovn", "it has controller/ovn-controller.c")
+    (tree / "controller" / "ovn-controller.c").unlink()
+    assert ob.inspect_dir(str(tree))[2] == (None, None)
+
+
+def test_sources_given_the_other_way_round_are_refused_naming_both_variables():
+    found = {"ovs": ("archive", "/c/ovn-24.03.8.tar.gz", ("ovn", "configure.ac: AC_INIT(ovn, 24.03.8)")),
+             "ovn": ("archive", "/c/openvswitch-3.3.8.tar.gz", ("ovs", "configure.ac: AC_INIT(openvswitch, 3.3.8)"))}
+    assert ob.mismatched_sources(found, name) == [
+        "ovn_build_ovs_archive: /c/ovn-24.03.8.tar.gz is the OVN source (configure.ac: AC_INIT(ovn, 24.03.8)), not the "
+        "Open vSwitch one; the Open vSwitch and OVN sources are given the other way round: swap ovn_build_ovs_archive "
+        "and ovn_build_ovn_archive",
+        "ovn_build_ovn_archive: /c/openvswitch-3.3.8.tar.gz is the Open vSwitch source (configure.ac: AC_INIT(openvswitch, "
+        "3.3.8)), not the OVN one; the Open vSwitch and OVN sources are given the other way round: swap "
+        "ovn_build_ovs_archive and ovn_build_ovn_archive"]
+    one = {"ovs": ("dir", "/c/ovn", ("ovn", "it has controller/ovn-controller.c")), "ovn": ("dir", "/c/ovn", ("ovn", "x"))}
+    assert ob.mismatched_sources(one, name) == [
+        "ovn_build_ovs_dir: /c/ovn is the OVN source (it has controller/ovn-controller.c), not the Open vSwitch one; "
+        "give ovn_build_ovs_dir the Open vSwitch source"]
+    assert ob.mismatched_sources({"ovs": ("dir", "/c/x", (None, None))}, name) == []
+
+
+def test_an_archive_and_its_tree_unpacked_have_one_digest_whatever_the_packing(tmp_path):
+    members = {"ovs-3.3.8/boot.sh": b"#!/bin/sh\n", "ovs-3.3.8/configure.ac": b"AC_INIT(openvswitch, 3.3.8)\n",
+               "ovs-3.3.8/lib/a.c": b"int a;\n", "ovs-3.3.8/lib-b.c": b"int b;\n"}
+    make_tar(str(tmp_path / "one.tar.gz"), members)
+    make_tar(str(tmp_path / "two.tar.gz"), dict(("openvswitch-3.3.8/" + k.split("/", 1)[1], v) for k, v in members.items()), commit=C)
+    assert ob.file_sha256(str(tmp_path / "one.tar.gz")) != ob.file_sha256(str(tmp_path / "two.tar.gz"))
+    digest = ob.content_digest(ob.archive_entries(str(tmp_path / "one.tar.gz")))
+    assert ob.content_digest(ob.archive_entries(str(tmp_path / "two.tar.gz"))) == digest
+    with tarfile.open(str(tmp_path / "one.tar.gz")) as tar:
+        tar.extractall(str(tmp_path / "x"), filter="tar")
+    assert ob.tree_digest(str(tmp_path / "x" / "ovs-3.3.8")) == digest
+    (tmp_path / "x" / "ovs-3.3.8" / "lib" / "a.c").write_text("int a = 1;\n")
+    assert ob.tree_digest(str(tmp_path / "x" / "ovs-3.3.8")) != digest

@@ -3,6 +3,7 @@
 The version strings are the tools' own (tests/fixtures); the records are real
 files in a temporary directory, so a second run sees what the first wrote.
 """
+import json
 import os
 
 import yaml
@@ -76,9 +77,15 @@ def test_check_mode_plans_from_the_refs_and_runs_nothing_else(tmp_path, monkeypa
     assert not failed, result["msg"]
     assert sorted(calls) == sorted(reads())
     assert [line.split(" (")[0] for line in result["plan"]] == [
-        "fetch Open vSwitch %s v3.3.8" % OVS_URL, "build Open vSwitch in %s/w/ovs/_build" % tmp_path,
-        "fetch OVN %s v24.03.8" % OVN_URL, "build OVN in %s/w/ovn/_build" % tmp_path, "install OVN into %s/p" % tmp_path,
+        "fetch Open vSwitch %s v3.3.8" % OVS_URL, "boot.sh Open vSwitch in %s/w/ovs" % tmp_path,
+        "configure Open vSwitch in %s/w/ovs/_build" % tmp_path, "make Open vSwitch in %s/w/ovs/_build" % tmp_path,
+        "fetch OVN %s v24.03.8" % OVN_URL, "boot.sh OVN in %s/w/ovn" % tmp_path, "configure OVN in %s/w/ovn/_build" % tmp_path,
+        "make OVN in %s/w/ovn/_build" % tmp_path, "install OVN into %s/p" % tmp_path,
         "link %s/p/share/openvswitch/scripts/ovs-lib to the host's ovs-lib" % tmp_path]
+    assert [(s["component"], s["step"]) for s in result["steps"]] == [
+        ("ovs", "fetch"), ("ovs", "boot"), ("ovs", "configure"), ("ovs", "make"), ("ovn", "fetch"), ("ovn", "boot"),
+        ("ovn", "configure"), ("ovn", "make"), ("ovn", "install"), ("ovn", "link")]
+    assert [s["line"] for s in result["steps"]] == result["plan"]
     assert result["changed"] and result["fetch"] == ["ovn", "ovs"]
     assert '"ovs_commit": "%s"' % OVS_COMMIT in result["diff"]["after"] and result["diff"]["before"] == ""
     assert not (tmp_path / "w").exists() and not (tmp_path / "p").exists()
@@ -93,7 +100,8 @@ def test_build_runs_the_plan_in_order_then_a_second_run_does_nothing(tmp_path, m
     result, failed, calls = run_module(ovn_build.main, args(tmp_path), table, monkeypatch)
     assert not failed, result["msg"]
     assert [c for c in calls if c in set(commands)] == commands
-    assert result["changed"] and len(result["plan"]) == 6
+    assert result["changed"] and len(result["plan"]) == 10
+    assert all(s["seconds"] >= 0 and s["took"].endswith(" s") for s in result["steps"])
     log = (tmp_path / "w" / "ovn-build.log").read_text()
     assert "$ (cd %s/w/ovn/_build && make -j2)\n[exit 0]\n" % tmp_path in log
     # What make install would have left, then the same run again.
@@ -111,7 +119,7 @@ def test_build_runs_the_plan_in_order_then_a_second_run_does_nothing(tmp_path, m
     assert result["facts"]["ovn_version"] == "24.03.8" and result["facts"]["ovs_commit"] == OVS_COMMIT
 
 
-def test_a_failed_step_reports_its_log_and_last_lines(tmp_path, monkeypatch):
+def test_a_failed_step_reports_its_log_and_last_lines_and_the_next_run_resumes_there(tmp_path, monkeypatch):
     commands, answers = build_commands(tmp_path)
     table = reads()
     table.update((c, (0, "", "")) for c in commands)
@@ -119,10 +127,37 @@ def test_a_failed_step_reports_its_log_and_last_lines(tmp_path, monkeypatch):
     table[("make", "-j2")] = (2, "gcc -c lib/ovs-thread.c\n", "lib/ovs-thread.c:1:1: error: expected ';'\nmake: *** [all] Error 2\n")
     result, failed, calls = run_module(ovn_build.main, args(tmp_path), table, monkeypatch)
     assert failed
-    assert result["msg"].startswith("Open vSwitch build failed at `(cd %s/w/ovs/_build && make -j2)` (exit 2); the whole log is %s/w/ovs-build.log"
+    assert result["msg"].startswith("Open vSwitch make failed at `(cd %s/w/ovs/_build && make -j2)` (exit 2); the whole log is %s/w/ovs-build.log"
                                     % (tmp_path, tmp_path))
     assert result["log_tail"][-2:] == ["make: *** [all] Error 2", "[exit 2]"]
     assert ("./boot.sh",) in calls and calls[-1] == ("make", "-j2")
+    # The fetch, boot.sh and configure of Open vSwitch are recorded: the next run starts at its make.
+    table[("make", "-j2")] = (0, "", "")
+    table[("git", "-C", str(tmp_path / "w" / "ovn"), "ls-tree", "HEAD", "ovs")] = (0, "", "")
+    result, failed, calls = run_module(ovn_build.main, args(tmp_path), table, monkeypatch)
+    assert not failed, result["msg"]
+    assert [(s["component"], s["step"]) for s in result["steps"]][:2] == [("ovs", "make"), ("ovn", "fetch")]
+    assert calls.count(("./boot.sh",)) == 1 and [c for c in calls if c not in reads()][0] == ("make", "-j2")
+    log = (tmp_path / "w" / "ovs-build.log").read_text()
+    assert log.count("=== Open vSwitch make, ") == 2 and log.count("[exit 2]") == 1
+
+
+def test_one_step_runs_alone_and_a_step_done_meanwhile_is_not_run_again(tmp_path, monkeypatch):
+    commands, answers = build_commands(tmp_path)
+    table = reads()
+    table.update((c, (0, "", "")) for c in commands)
+    table.update(answers)
+    result, failed, calls = run_module(ovn_build.main, dict(args(tmp_path), step="ovs:fetch"), table, monkeypatch)
+    assert not failed, result["msg"]
+    assert [(s["component"], s["step"]) for s in result["steps"]] == [("ovs", "fetch")] and result["changed"]
+    assert result["steps"][0]["line"].startswith("fetch Open vSwitch %s v3.3.8 (%s)" % (OVS_URL, OVS_COMMIT))
+    assert [c for c in calls if c not in reads()] == commands[:5] and result["waited"] >= 0
+    result, failed, calls = run_module(ovn_build.main, dict(args(tmp_path), step="ovs:fetch"), table, monkeypatch)
+    assert (failed, result["changed"], result["steps"]) == (False, False, [])
+    assert sorted(calls) == sorted(reads())
+    result, failed, calls = run_module(ovn_build.main, dict(args(tmp_path), step="ovs:boot"), table, monkeypatch)
+    assert [c for c in calls if c not in reads()] == [("./boot.sh",)]
+    assert json.loads((tmp_path / "w/ovs/_build/.offload-testbed-build.json").read_text())["partial"] == ["boot"]
 
 
 def test_auto_maps_doca_numbering_through_the_package_base(tmp_path, monkeypatch):
