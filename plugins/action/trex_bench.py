@@ -22,11 +22,26 @@ from ansible_collections.offload.testbed.plugins.plugin_utils.bench import spec
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, GeneratorLost
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import build_streams, fingerprint
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.results import ResumeError, SchemaError, Store
-from ansible_collections.offload.testbed.plugins.plugin_utils.bench.run import BenchRun, run_header, run_stats
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.run import BenchRun, first_connect, run_header, run_stats
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.testpmd import TestpmdGenerator
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.trex import ClientOutput, TRexGenerator, first_line, load_client
 
 display = Display()
+
+
+def results_dir_error(results_dir, why):
+    return "results_dir: %s cannot hold the results: %s; give a directory the controller's user can write, or a path to create" % (
+        results_dir, why)
+
+
+def make_results_dir(results_dir):
+    """The results directory, made and checked writable before anything is sent (no generator is connected before)."""
+    try:
+        os.makedirs(results_dir, exist_ok=True)
+    except OSError as error:
+        raise BenchError(results_dir_error(results_dir, error.strerror or error))
+    if not os.access(results_dir, os.W_OK | os.X_OK):
+        raise BenchError(results_dir_error(results_dir, "the controller's user cannot write it"))
 
 
 class ActionModule(ActionBase):
@@ -65,19 +80,23 @@ class ActionModule(ActionBase):
         if args["run_id"] is None:
             args["run_id"] = "%s-%s-%s-%s" % (args["datapath"], args["scenario"], args["protocol"], time.strftime("%Y%m%dT%H%M%S", time.gmtime()))
         streams = {size: build_streams(args, size) for size in args["frame_sizes"]}
+        results_dir = os.path.abspath(os.path.expanduser(args["results_dir"]))
         if self._task.check_mode:
+            if os.path.exists(results_dir) and not os.path.isdir(results_dir):
+                return self.fail(result, None, results_dir_error(results_dir, "it is not a directory"))
             result.update(changed=False, msg="check mode: arguments are valid; no traffic sent, nothing written", run_id=args["run_id"])
             return result
         output = ClientOutput(lambda line: display.v("trex_bench: %s" % line))
         generator = store = None
         try:
+            make_results_dir(results_dir)
             output.start()
             if args["generator"] == "testpmd":
                 generator = TestpmdGenerator(args, log=display.vvv)
             else:
                 generator = TRexGenerator(load_client(args["client"], args["client_path"]), args)
-            generator.connect()
-            store = self.open_store(args, generator, task_vars)
+            first_connect(generator, args, display.warning)
+            store = self.open_store(args, results_dir, generator, task_vars)
             health = (lambda: self.health(task_vars, args=args)) if args["dut_health"] else None
             summaries = BenchRun(args, generator, store, streams, health=health, log=display.display, warn=display.warning).run()
             store.finish("complete")
@@ -94,13 +113,8 @@ class ActionModule(ActionBase):
         result["ansible_stats"] = {"data": run_stats(args, summaries, store.path), "per_host": False, "aggregate": True}
         return result
 
-    def open_store(self, args, generator, task_vars):
+    def open_store(self, args, results_dir, generator, task_vars):
         """The run's results store, written once before the first trial."""
-        results_dir = os.path.abspath(os.path.expanduser(args["results_dir"]))
-        try:
-            os.makedirs(results_dir, exist_ok=True)
-        except OSError as error:
-            raise BenchError("results_dir: cannot create %s: %s" % (results_dir, error))
         system = self.health(task_vars, system=True, interfaces=args["dut_interfaces"]) if args["dut_health"] else None
         if system is not None and system.get("pid") is None:
             raise BenchError("dut_health: ovs-vswitchd is not running on %s; start it, or set dut_health: false "

@@ -339,6 +339,16 @@ def write_if_changed(path, data, check_mode):
     return True
 
 
+def results_dir_error(path, check_mode):
+    """Why ``path`` cannot be read as a results directory; ``None`` also for a directory that a benchmark
+    in check mode has not made yet (the report then says what it would write)."""
+    if os.path.isdir(path) or (check_mode and not os.path.exists(path)):
+        return None
+    if os.path.exists(path):
+        return "results_dir: %s is not a directory; give the directory trex_bench writes its results to" % path
+    return "results_dir: %s does not exist; run the benchmark first (trex_bench writes its results there), or fix the path" % path
+
+
 def main():
     module = AnsibleModule(
         argument_spec={
@@ -355,12 +365,14 @@ def main():
     error = report.compare_error(params["compare"])
     if error:
         module.fail_json(msg=error)
-    if not os.path.isdir(params["results_dir"]):
-        module.fail_json(msg="results_dir: %s is not a directory" % params["results_dir"])
+    error = results_dir_error(params["results_dir"], module.check_mode)
+    if error:
+        module.fail_json(msg=error)
     if params["plots"] and not HAS_MATPLOTLIB:
         module.fail_json(msg=missing_required_lib("matplotlib") + " (or set plots: false)", exception=MATPLOTLIB_ERROR)
     output_dir = params["output_dir"] or report_dir(params["results_dir"])
-    documents, skipped = read_documents(params["results_dir"])
+    ran = os.path.isdir(params["results_dir"])
+    documents, skipped = read_documents(params["results_dir"]) if ran else ([], [])
     rows = report.rows_of(documents)
     images = plots(report.shown_documents(documents, rows), rows) if params["plots"] and rows else {}
     tables, entries = report.tables_of(documents, params["compare"], params["compare_goal"], [(caption, name) for name, (caption, _data) in images.items()])
@@ -379,6 +391,9 @@ def main():
     result = {"changed": changed, "files": [os.path.join(output_dir, name) for name in sorted(files)], "runs": len(documents), "speedups": entries}
     if skipped:
         result["warnings"] = ["skipped unreadable result file %s" % item for item in skipped]
+    if not ran:
+        result["msg"] = ("check mode: %s does not exist yet (no benchmark has written results there); the report would be written to %s: %s"
+                         % (params["results_dir"], output_dir, ", ".join(sorted(files))))
     module.exit_json(**result)
 
 

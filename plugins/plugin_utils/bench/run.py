@@ -114,6 +114,23 @@ def returned_goals(entries, summary):
     return goals
 
 
+def first_connect(generator, args, warn, sleep=time.sleep):
+    """Connect before the first trial. A handshake that breaks off (:class:`GeneratorLost`: a server its supervision
+    has just started again, a busy machine) is tried again after ``reconnect_delay`` s, doubling, up to ``reconnects``
+    times, as a lost generator is during the run; nothing answering at all (a :class:`BenchError`: a wrong address or
+    port) fails at once."""
+    for attempt in range(args["reconnects"] + 1):
+        try:
+            return generator.connect()
+        except GeneratorLost as error:
+            if attempt == args["reconnects"]:
+                raise
+            delay = args["reconnect_delay"] * 2 ** attempt
+            warn("trex_bench: the generator at %s did not connect (%s); trying again in %.0f s (%d of %d)"
+                 % (getattr(generator, "where", "generator"), error.reason, delay, attempt + 1, args["reconnects"]))
+            sleep(delay)
+
+
 class InvalidTrial(BenchError):
     """The DUT was not healthy during a trial, every retry included."""
 

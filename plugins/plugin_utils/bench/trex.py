@@ -15,21 +15,26 @@ Two client generations speak to a TRex server; ``client`` chooses, :func:`load_c
   patched), ZeroMQ binding and YAML TRex ships first on ``sys.path``, so the two generations do
   not import into one Python process (each Ansible task runs in a worker process of its own).
 
-The adapter keeps every difference between them here. The PyPI client has two faults that used
-to decide a run's outcome:
+The adapter keeps every difference between them here. Both clients signal the process they run
+in, which in a bench is the controller's Ansible worker, whose handlers of SIGINT and SIGTERM end
+it at once ("A worker was found in a dead state"):
 
-* its ``on_async_timeout`` handler raises ``TypeError: bad operand type for
-  unary +: 'str'`` (a string concatenation split over two statements), so a
-  subscriber that waits more than 3 s for the server's publisher (a busy
-  machine) crashes its thread instead of marking the connection lost;
-* a crashed subscriber thread then calls ``os.killpg(os.getppid(), SIGTERM)``,
-  which kills the process group of the controller's Ansible worker.
+* while an API call runs, a lost connection makes the connection object send SIGINT to its own
+  process (``mark_for_disconnect`` when ``sigint_on_conn_lost`` is on, which every API call of
+  both clients turns on), meant to interrupt the call's ZeroMQ wait;
+* the PyPI client's subscriber, when its thread fails, calls ``os.killpg(os.getppid(), SIGTERM)``:
+  the process group of the worker's parent, ``ansible-playbook`` itself; its ``on_async_timeout``
+  handler raises ``TypeError: bad operand type for unary +: 'str'`` (a string concatenation split
+  over two statements), so a subscriber that waits more than 3 s for the server's publisher (a
+  busy machine) gets there;
+* the current client's ``subscriber crashed`` handler sends SIGTERM to its own process.
 
-The current client's subscriber reports a crash by sending SIGTERM to its own process (the
-Ansible worker). :func:`guard_subscriber` replaces these on the client instance before it
-connects: a timeout or a crash marks the connection lost, the next call of the
-bench raises, and the trial becomes a :class:`GeneratorLost`, which the bench
-retries after reconnecting.
+:func:`disarm` takes these away from every client instance the bench makes, before it connects:
+the connection never sends SIGINT (a call to a silent server ends with the client's RPC timeout
+instead), a subscriber timeout or crash marks the connection lost, the next call of the bench
+raises, and the trial becomes a :class:`GeneratorLost`, which the bench retries after
+reconnecting. A server that restarted in between answers with another API handle, so its first
+call after the restart fails the same way.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -52,7 +57,7 @@ from ansible_collections.offload.testbed.plugins.plugin_utils.bench import trex_
 # Seconds without a message from the server's publisher before the client
 # declares the connection lost (the PyPI client's own is 3 s, which a busy
 # two-core machine exceeds while the generator sends; the current client's 5 s
-# is raised to it too, see guard_subscriber).
+# is raised to it too, see disarm).
 SUBSCRIBER_TIMEOUT = 10
 # The current client (TRex v3.x) on PyPI: importing it puts its ``trex`` package on sys.path.
 CURRENT_CLIENT_PACKAGE = "lbr_trex_client"
@@ -63,6 +68,9 @@ INTERACTIVE_DIR = "scripts/automation/trex_control_plane/interactive"
 # reads agree, for at most this long beyond ``settle``.
 QUIET_POLL = 0.1
 QUIET_MAX = 5.0
+# While the traffic runs, the sending server's counters are read this often (an RPC, which a
+# server that restarted meanwhile fails: it answers only clients of its own API handle).
+ALIVE_READ = 1.0
 
 
 def error_text(error):
@@ -232,14 +240,25 @@ def _guard_current_subscriber(client, conn, subscriber):
     events.register_event_handler("subscriber crashed", on_crash)
 
 
-def guard_subscriber(client):
-    """Make the client's subscriber thread mark a lost connection instead of crashing or killing the worker.
+def _never_signal(conn):
+    """The connection never sends SIGINT to its process: every API call of both clients runs
+    ``sigint_on_conn_lost_enable``, which on this instance leaves ``sigint_on_conn_lost`` off."""
+    if conn is None or not hasattr(conn, "sigint_on_conn_lost_enable"):
+        return
+    conn.sigint_on_conn_lost = False
+    conn.sigint_on_conn_lost_enable = lambda: None
 
-    The PyPI client (its subscriber ``conn.async_connection``) gets the guards of the module's
-    docstring and waits SUBSCRIBER_TIMEOUT s; the current client (``conn.async_``) gets
-    :func:`_guard_current_subscriber`. A no-op for a client with neither layout.
+
+def disarm(client):
+    """Take from ``client`` every way it has of signalling its process (the module's docstring).
+
+    The connection never sends SIGINT (:func:`_never_signal`); the PyPI client's subscriber
+    (``conn.async_connection``) marks a timeout or a crash as a lost connection and waits
+    SUBSCRIBER_TIMEOUT s (:func:`_guard_pypi_subscriber`); the current client's (``conn.async_``)
+    likewise (:func:`_guard_current_subscriber`). Parts of neither layout are left alone.
     """
     conn = getattr(client, "conn", None)
+    _never_signal(conn)
     old = getattr(conn, "async_connection", None)
     if old is not None and hasattr(old, "_run") and getattr(client, "event_handler", None) is not None:
         _guard_pypi_subscriber(client, conn, old)
@@ -264,7 +283,11 @@ class TRexGenerator(Generator):
         self.tx_ports = []
         self.rx_ports = []
         self.streams = []
-        self.where = "%s:%d" % (args["server"], args["sync_port"])
+        # the servers as a lost one is named: the sending one's address, the receiving one's, and both
+        self.tx_where = "%s:%d" % (args["server"], args["sync_port"])
+        rx_server = args.get("rx_server")
+        self.rx_where = "%s:%d" % (rx_server["server"], rx_server["sync_port"]) if rx_server else self.tx_where
+        self.where = self.tx_where + (" (receiving: %s)" % self.rx_where if rx_server else "")
 
     def open_client(self, where, server, sync_port, async_port, ports):
         """A connected client of the server at ``server``, which must have ``ports``."""
@@ -276,7 +299,7 @@ class TRexGenerator(Generator):
         # trex_stl_lib 0.3 takes a LoggerApi level, the current client a level name
         verbose = self.api.LoggerApi.VERBOSE_QUIET if self.args["client"] == "trex_stl_lib" else "error"
         client = self.api.STLClient(server=server, sync_port=sync_port, async_port=async_port, verbose_level=verbose)
-        guard_subscriber(client)
+        disarm(client)
         try:
             client.connect()
         except Exception as error:  # pylint: disable=broad-except
@@ -307,15 +330,17 @@ class TRexGenerator(Generator):
             self.load(self.streams)
 
     def _call(self, function, *args, **kwargs):
-        """Run a client call; a failure of the client is a lost generator."""
+        """Run a client call; a failure of the client is a lost generator, named by the server of the client
+        whose method ``function`` is (the receiving server's for ``rx_client``'s, else the sending one's)."""
         try:
             return function(*args, **kwargs)
         except (BenchError, GeneratorLost):
             raise
-        except (Exception, KeyboardInterrupt) as error:  # pylint: disable=broad-except
-            # the PyPI client turns a lost connection into SIGINT inside its calls
+        except Exception as error:  # pylint: disable=broad-except
+            # a lost connection, an RPC timeout, a server that restarted (another API handle): all the client's own errors
             text = error_text(error)
-            raise GeneratorLost("%s: %s" % (self.where, first_line(text)), "%s: %s\n%s" % (type(error).__name__, text, traceback.format_exc()))
+            where = self.rx_where if self.rx_client is not None and getattr(function, "__self__", None) is self.rx_client else self.tx_where
+            raise GeneratorLost("%s: %s" % (where, first_line(text)), "%s: %s\n%s" % (type(error).__name__, text, traceback.format_exc()))
 
     def set_l3(self):
         """Each port of ``ports`` in L3 mode with its gateway resolved by ARP, which both clients do in service mode only."""
@@ -374,7 +399,7 @@ class TRexGenerator(Generator):
     def received(self):
         """ipackets of the receiving ports: since clear_stats, or a running total on rx_server."""
         if self.rx_client is not None:
-            stats = self.rx_client.get_stats(ports=self.args["rx_server"]["ports"])
+            stats = self._call(self.rx_client.get_stats, ports=self.args["rx_server"]["ports"])
             return sum(int(stats[port]["ipackets"]) for port in self.args["rx_server"]["ports"])
         stats = self.client.get_stats(ports=self.args["ports"])
         return sum(int(stats[port]["ipackets"]) for port in self.rx_ports)
@@ -402,11 +427,25 @@ class TRexGenerator(Generator):
         started = time.time()
         for port in ports:
             client.start(ports=[port], mult=mults[port], duration=duration, force=True)
-        client.wait_on_traffic(ports=ports, timeout=duration + 30)
+        self.wait_on_traffic(ports, duration + 30)
         received = self.quiet_received(self.args["settle"]) - before
         stats = client.get_stats(ports=self.args["ports"])
         offered = sum(int(stats[port]["opackets"]) for port in ports)
         return {"offered": offered, "received": received, "started": started}
+
+    def wait_on_traffic(self, ports, timeout):
+        """The client's ``wait_on_traffic`` (the current client also removes its RX filters at the end) in slices of
+        ALIVE_READ s, the sending server's counters read between them: a server restarted under the trial (by its
+        supervision) fails that read at once, with its new API handle, instead of after the whole ``timeout``."""
+        timeout_error = getattr(self.api, "TRexTimeoutError", None) or self.api.STLTimeoutError
+        deadline = time.time() + timeout
+        while True:
+            try:
+                return self.client.wait_on_traffic(ports=ports, timeout=ALIVE_READ)
+            except timeout_error:
+                if time.time() >= deadline:
+                    raise
+            self.client.get_stats(ports=ports)
 
     def latency_trial(self, load, duration, frame, latency_pps, pg_id):
         """The streams are loaded with absolute rates and started at multiplier 1 (a pps multiplier would
@@ -446,14 +485,14 @@ class TRexGenerator(Generator):
     def _disconnect(client):
         try:
             client.disconnect()
-        except (Exception, KeyboardInterrupt):  # pylint: disable=broad-except
+        except Exception:  # pylint: disable=broad-except
             pass
 
     def stop(self):
         if self.client is not None:
             try:
                 self.client.stop(ports=self.args["ports"])
-            except (Exception, KeyboardInterrupt):  # pylint: disable=broad-except
+            except Exception:  # pylint: disable=broad-except
                 pass
         for client in (self.client, self.rx_client):
             if client is not None:

@@ -41,7 +41,7 @@ def test_dut_health_reads_pid_flows_and_pmd(monkeypatch, tmp_path):
         ("/usr/bin/ovs-appctl", "dpctl/dump-flows", "-m", "type=offloaded"):
             (0, read(os.path.join(ROOT, "tests", "fixtures", "ovs_dpctl_dump_flows_offloaded_cx6_tc.txt")), ""),
         ("/usr/bin/ovs-appctl", "dpif-netdev/pmd-stats-show"):
-            (0, read(os.path.join(HERE, "fixtures", "ovs_appctl_pmd_stats_show_netdev_main_thread.txt")), ""),
+            (0, read(os.path.join(ROOT, "tests", "fixtures", "ovs_appctl_pmd_stats_show_netdev_main_thread_debian12.txt")), ""),
     }
     if os.path.isdir("/run/systemd/system"):
         table[("/usr/bin/systemctl", "show", "-p", "NRestarts", "--value", "ovs-vswitchd")] = (0, "2\n", "")
@@ -51,7 +51,7 @@ def test_dut_health_reads_pid_flows_and_pmd(monkeypatch, tmp_path):
     assert result["core_dumps"] == [str(tmp_path / "core.ovs-vswitchd.1")]
     assert result["offloaded_flows"] > result["offloaded_flows_with_packets"] > 0
     assert len(result["flow_counters"]) == result["offloaded_flows"] and result["all_flows"] is False
-    assert result["pmd"]["main"]["packets_received"] == 3847
+    assert result["pmd"]["main"]["packets_received"] == 2118779
     assert result["system"] is None and len(calls) == len(table)
     assert result["cpu"]["clk_tck"] == os.sysconf("SC_CLK_TCK") and isinstance(result["cpu"]["monotonic"], float)
     assert sorted(result["cpu"]["times"]) == ["cpu", "cpu0", "cpu1"] and result["cpu"]["times"]["cpu0"]["steal"] == 69509
@@ -179,6 +179,39 @@ def test_bench_report_check_mode_writes_nothing(tmp_path, monkeypatch):
     result, failed, _calls = run_module(report_module.main, {"results_dir": str(results), "plots": False, "_ansible_check_mode": True}, {}, monkeypatch)
     assert not failed and result["changed"] is True
     assert sorted(os.listdir(str(results))) == ["netdev-routing-udp.json", "results.csv"]
+
+
+def tree(path):
+    """Every path under ``path`` (nothing when it does not exist)."""
+    return sorted(os.path.join(top, name) for top, dirs, files in os.walk(path) for name in dirs + files)
+
+
+def test_check_mode_of_a_bench_that_never_ran_says_what_it_would_write_and_writes_nothing(tmp_path, monkeypatch):
+    results = tmp_path / "bench" / "results"
+    result, failed, calls = run_module(report_module.main, {"results_dir": str(results), "plots": False, "_ansible_check_mode": True}, {},
+                                       monkeypatch)
+    assert not failed and calls == []
+    assert result["changed"] is True and result["runs"] == 0
+    assert result["files"] == [str(results / "report" / "report.html"), str(results / "report" / "report.md")]
+    assert result["msg"] == ("check mode: %s does not exist yet (no benchmark has written results there); the report would be written to %s: "
+                             "report.html, report.md" % (results, results / "report"))
+    assert tree(tmp_path) == []
+
+
+def test_without_check_mode_a_missing_results_dir_is_refused(tmp_path, monkeypatch):
+    results = tmp_path / "results"
+    result, failed, _calls = run_module(report_module.main, {"results_dir": str(results), "plots": False}, {}, monkeypatch)
+    assert failed and result["msg"] == ("results_dir: %s does not exist; run the benchmark first (trex_bench writes its results there), "
+                                        "or fix the path" % results)
+    assert tree(tmp_path) == []
+
+
+def test_a_results_dir_that_is_a_file_is_refused_in_check_mode_too(tmp_path, monkeypatch):
+    results = tmp_path / "results"
+    results.write_text("not a directory\n")
+    result, failed, _calls = run_module(report_module.main, {"results_dir": str(results), "plots": False, "_ansible_check_mode": True}, {},
+                                        monkeypatch)
+    assert failed and result["msg"] == "results_dir: %s is not a directory; give the directory trex_bench writes its results to" % results
 
 
 def test_dut_health_system_reads_the_nic(monkeypatch):

@@ -42,6 +42,8 @@ class FakeClient:
     ceiling = None
     fail_after = None
     wire_total = 0  # frames that arrived at a separate receiving server (rx_server)
+    rx_reads = 0  # reads of the receiving server's counters so far
+    rx_restart_at = None  # the read at which the receiving server answers as a restarted server does
     latency_supported = True
     pg_seen = {}  # pg_id -> (sent, received) of latency frames, kept by whichever server receives
 
@@ -137,6 +139,10 @@ class FakeClient:
 
     def get_stats(self, ports):
         if self.role == "rx":
+            FakeClient.rx_reads += 1
+            if FakeClient.rx_reads == FakeClient.rx_restart_at:
+                # softgen's (and TRex's) answer to a client of the server before its restart
+                raise RuntimeError("API verification failed - API handler provided mismatch for class: 'STL'")
             # running totals spread over the backends, never cleared by the bench
             share = FakeClient.wire_total // len(ports)
             return {port: {"opackets": 0, "ipackets": share + (FakeClient.wire_total - share * len(ports) if index == 0 else 0)}
@@ -148,6 +154,10 @@ class FakeClient:
         return None
 
 
+class FakeTimeout(Exception):
+    """The client's timeout error."""
+
+
 class Recorded(tuple):
     """(kind, args, kwargs) that also takes attributes, as the client's objects do."""
 
@@ -156,7 +166,7 @@ def fake_api():
     def record(kind):
         return lambda *args, **kwargs: Recorded((kind, args, kwargs))
     return types.SimpleNamespace(
-        STLClient=FakeClient, LoggerApi=types.SimpleNamespace(VERBOSE_QUIET="quiet"),
+        STLClient=FakeClient, LoggerApi=types.SimpleNamespace(VERBOSE_QUIET="quiet"), STLTimeoutError=FakeTimeout,
         STLVmFlowVar=record("flow_var"), STLVmWrFlowVar=record("write"), STLVmFixChecksumHw=record("fix"),
         STLScVmRaw=record("vm"), STLPktBuilder=record("pkt"), STLStream=record("stream"), STLTXCont=record("cont"),
         STLFlowLatencyStats=record("latency"))
@@ -195,6 +205,8 @@ def reset_fake():
     FakeClient.ceiling = None
     FakeClient.fail_after = None
     FakeClient.wire_total = 1000
+    FakeClient.rx_reads = 0
+    FakeClient.rx_restart_at = None
     FakeClient.latency_supported = True
     FakeClient.pg_seen = {}
 
@@ -278,6 +290,25 @@ def test_a_wrong_choice_is_refused_by_the_argument_spec(tmp_path, monkeypatch):
         run(make_action(bench_args(1, tmp_path, scenario="mesh")))
     assert "scenario" in str(refused.value) and "mesh" in str(refused.value)
     assert not os.path.exists(str(tmp_path / "results"))
+
+
+@pytest.mark.parametrize("check_mode", [False, True])
+def test_a_results_dir_that_cannot_hold_results_is_refused_before_the_generator_is_touched(tmp_path, monkeypatch, check_mode):
+    monkeypatch.setattr(action_mod, "load_client", mock.Mock(side_effect=AssertionError("the client must not be loaded")))
+    results = tmp_path / "results"
+    results.write_text("a file where the results should go\n")
+    result = run(make_action(bench_args(1, tmp_path), check_mode=check_mode))
+    assert result["failed"] is True and result["msg"] == (
+        "trex_bench: results_dir: %s cannot hold the results: %s; give a directory the controller's user can write, or a path to create"
+        % (results, "it is not a directory" if check_mode else "File exists"))
+    assert results.read_text() == "a file where the results should go\n"
+
+
+def test_check_mode_does_not_make_the_results_dir(tmp_path, monkeypatch):
+    monkeypatch.setattr(action_mod, "load_client", mock.Mock(side_effect=AssertionError("the client must not be loaded")))
+    result = run(make_action(bench_args(1, tmp_path), check_mode=True))
+    assert not result.get("failed") and result["changed"] is False and result["msg"].startswith("check mode: arguments are valid")
+    assert os.listdir(str(tmp_path)) == []
 
 
 def test_no_generator_reachable(tmp_path, monkeypatch):
@@ -477,6 +508,23 @@ def test_receiving_ports_on_a_second_server(tmp_path, monkeypatch, listener, rx_
     document = validate(result["results_file"])
     assert document["generator"]["rx_server"]["ports"] == [0, 1, 2]
     assert all(trial["received"] <= trial["offered"] for trial in document["searches"][0]["trials"])
+
+
+def test_a_receiving_server_that_restarted_costs_the_trial_in_progress_and_is_named(tmp_path, monkeypatch, listener, rx_listener):
+    """A receiving server restarted (by its supervision) between two reads: its counters began again, so the
+    trial is not measured; the bench reconnects to both servers and runs it again."""
+    monkeypatch.setattr(action_mod, "load_client", lambda client, client_path: fake_api())
+    FakeClient.rx_restart_at = 9
+    args = bench_args(listener, tmp_path, ports=[0], rx_server={"server": "127.0.0.1", "sync_port": rx_listener, "ports": [0, 1, 2]},
+                      scenario="lb", lb_vip="18.0.0.172", dut_health=False)
+    result = run(make_action(args))
+    assert not result.get("failed"), result.get("msg")
+    document = validate(result["results_file"])
+    [interrupted] = document["searches"][0]["interrupted_trials"]
+    assert interrupted["reason"] == "127.0.0.1:%d: API verification failed - API handler provided mismatch for class: 'STL'" % rx_listener
+    assert interrupted["attempt"] == 1 and "RuntimeError: API verification failed" in interrupted["detail"]
+    assert [trial.get("interrupted_before") for trial in document["searches"][0]["trials"]].count(1) == 1
+    assert [client.role for client in FakeClient.instances] == ["tx", "rx", "tx", "rx"]
 
 
 def test_rx_server_needs_its_ports(tmp_path):

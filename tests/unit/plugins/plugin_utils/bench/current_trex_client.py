@@ -14,7 +14,7 @@ It brings TRex's patched scapy 2.4.3, which cannot share a process with the old 
 ``api``
     ``{"calls": [[method, args, kwargs], ...], "stream": {...}}``: the current client as
     ``trex.load_client("trex", None)`` loads it (the collection on ``PYTHONPATH``), whether
-    ``STLClient`` takes each call the adapter makes, what ``guard_subscriber`` does to a client,
+    ``STLClient`` takes each call the adapter makes, what ``disarm`` does to a client,
     and the compiled instructions of the adapter's stream.
 """
 
@@ -25,6 +25,7 @@ __metaclass__ = type
 import importlib
 import inspect
 import json
+import signal
 import sys
 import warnings
 
@@ -61,10 +62,10 @@ def refused_calls(client_class, calls):
 
 
 def guarded(trex, api):
-    """A client before and after ``guard_subscriber``, and what a subscriber crash does then."""
+    """A client before and after ``disarm``, and what a subscriber crash does then."""
     client = api.STLClient(server="127.0.0.1", sync_port=1, async_port=2, verbose_level="error")
     before = client.conn.async_.get_timeout_sec()
-    trex.guard_subscriber(client)
+    trex.disarm(client)
     causes = []
     client.conn.is_connected = lambda: True
     client.conn.mark_for_disconnect = causes.append
@@ -76,12 +77,29 @@ def guarded(trex, api):
     return {"timeout_before": before, "timeout_after": client.conn.async_.get_timeout_sec(), "crash_causes": causes}
 
 
+def signals_on_a_lost_connection(trex, api, disarmed):
+    """The signals this process gets when a connection is lost during an API call (which turns on
+    ``sigint_on_conn_lost`` first), with the client disarmed or as the client comes."""
+    client = api.STLClient(server="127.0.0.1", sync_port=1, async_port=2, verbose_level="error")
+    if disarmed:
+        trex.disarm(client)
+    got = []
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: got.append(signal.Signals(signum).name))
+    try:
+        client.conn.sigint_on_conn_lost_enable()
+        client.conn.mark_for_disconnect("the server went away")
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    return {"signals": got, "cause": client.conn.get_disconnection_cause()}
+
+
 def api_check(request):
     trex = importlib.import_module("ansible_collections.offload.testbed.plugins.plugin_utils.bench.trex")
     api = trex.load_client("trex", None)
     stream = dict(request["stream"], frame=bytes.fromhex(request["stream"]["frame"]))
     return {"api": api.__file__, "scapy": sys.modules["scapy"].__file__, "has_logger_api": hasattr(api, "LoggerApi"),
             "refused": refused_calls(api.STLClient, request["calls"]), "guard": guarded(trex, api),
+            "lost": {"as_it_comes": signals_on_a_lost_connection(trex, api, False), "disarmed": signals_on_a_lost_connection(trex, api, True)},
             "subscriber_timeout": trex.SUBSCRIBER_TIMEOUT,
             "stream": trex.to_trex_stream(api, stream).to_json()["vm"]["instructions"]}
 

@@ -23,7 +23,7 @@ from ansible_collections.offload.testbed.plugins.plugin_utils.bench import spec
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, Generator, GeneratorLost
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import build_streams, fingerprint
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.results import Store, schema_errors
-from ansible_collections.offload.testbed.plugins.plugin_utils.bench.run import BenchRun, RunStopped, run_header
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.run import BenchRun, RunStopped, first_connect, run_header
 from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import device_models as dm
 
 CAPACITY = 200000.0
@@ -177,6 +177,44 @@ def test_a_generator_that_never_comes_back_stops_the_run_with_one_line(tmp_path)
     assert "2 finished trials are in %s" % store.path in message and "resume with the same run_id (fake-run)" in message
     assert sleeps == [2.0, 4.0, 8.0]
     assert len(on_disk(tmp_path)["searches"][0]["interrupted_trials"]) == 1
+
+
+class Handshakes(FakeGenerator):
+    """A generator whose first connects break off in the handshake (a server just started again), or answer nothing."""
+
+    def __init__(self, broken, error=GeneratorLost):
+        super(Handshakes, self).__init__()
+        self.broken = broken
+        self.error = error
+
+    def connect(self):
+        self.connects += 1
+        if self.connects <= self.broken:
+            raise self.error("fake:4501: *** [subscriber] - timeout - no data flow from server at : tcp://fake:4500")
+
+
+def test_the_first_connect_is_tried_again_when_the_handshake_breaks_off(tmp_path):
+    sleeps, warnings = [], []
+    generator = Handshakes(broken=2)
+    first_connect(generator, bench_args(tmp_path, reconnects=3), warnings.append, sleep=sleeps.append)
+    assert generator.connects == 3 and sleeps == [2.0, 4.0]
+    assert warnings[0] == ("trex_bench: the generator at fake:4501 did not connect (fake:4501: *** [subscriber] - timeout - no data flow from "
+                           "server at : tcp://fake:4500); trying again in 2 s (1 of 3)")
+
+
+def test_the_first_connect_gives_up_after_reconnects_attempts(tmp_path):
+    sleeps = []
+    generator = Handshakes(broken=10)
+    with pytest.raises(GeneratorLost):
+        first_connect(generator, bench_args(tmp_path, reconnects=2), lambda line: None, sleep=sleeps.append)
+    assert generator.connects == 3 and sleeps == [2.0, 4.0]
+
+
+def test_nothing_answering_at_the_first_connect_fails_at_once(tmp_path):
+    generator = Handshakes(broken=1, error=BenchError)
+    with pytest.raises(BenchError):
+        first_connect(generator, bench_args(tmp_path), lambda line: None, sleep=lambda seconds: pytest.fail("no wait"))
+    assert generator.connects == 1
 
 
 def test_repeats_give_the_median_and_the_spread(tmp_path):

@@ -11,6 +11,7 @@ __metaclass__ = type
 import importlib.util
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -123,7 +124,7 @@ ADAPTER_CALLS = [
     ["get_server_version", [], {}], ["remove_all_streams", [], {"ports": [0, 1]}], ["add_streams", ["stream"], {"ports": [0]}],
     ["clear_stats", [], {"ports": [0, 1]}], ["get_stats", [], {"ports": [0, 1]}],
     ["start", [], {"ports": [0], "mult": "100.000000pps", "duration": 1.0, "force": True}],
-    ["wait_on_traffic", [], {"ports": [0], "timeout": 31.0}], ["get_pgid_stats", [[100]], {}],
+    ["wait_on_traffic", [], {"ports": [0], "timeout": 1.0}], ["get_pgid_stats", [[100]], {}],
     ["stop", [], {"ports": [0, 1]}], ["disconnect", [], {}],
 ]
 BENCH_STREAM = {"frame": "02" * 60, "vm": [{"type": "flow_var", "name": "src", "min": 1, "max": 100, "size": 4, "op": "inc"},
@@ -145,6 +146,9 @@ def test_the_current_client_from_pypi_takes_every_call_of_the_adapter():
     assert reply["has_logger_api"] is False
     assert reply["guard"]["timeout_before"] == 5
     assert reply["guard"]["timeout_after"] == reply["subscriber_timeout"] == trex.SUBSCRIBER_TIMEOUT
+    # a connection lost during an API call: SIGINT to this process as the client comes, nothing once disarmed
+    assert reply["lost"]["as_it_comes"] == {"signals": ["SIGINT"], "cause": "the server went away"}
+    assert reply["lost"]["disarmed"] == {"signals": [], "cause": "the server went away"}
     # the process lived on (the client's own handler sends it SIGTERM) and the connection is marked lost
     [cause] = reply["guard"]["crash_causes"]
     assert cause.startswith("the TRex client's subscriber thread crashed:") and "RuntimeError: the subscriber broke" in cause
@@ -162,7 +166,7 @@ def test_the_old_clients_subscriber_is_guarded():
         raise ValueError("bad frame from the publisher")
 
     subscriber._run = broken_run
-    trex.guard_subscriber(client)
+    trex.disarm(client)
     causes = []
     client.conn.is_connected = lambda: True
     client.conn.mark_for_disconnect = causes.append
@@ -173,10 +177,29 @@ def test_the_old_clients_subscriber_is_guarded():
     assert causes[1].startswith("the TRex client's subscriber thread crashed:") and "ValueError: bad frame from the publisher" in causes[1]
 
 
+@pytest.mark.parametrize("disarmed", [False, True])
+def test_the_old_clients_connection_signals_its_process_only_as_it_comes(disarmed):
+    """A lost connection during an API call (every call turns ``sigint_on_conn_lost`` on) sends SIGINT to the
+    process, the Ansible worker, whose handler ends it; a disarmed client only marks the connection lost."""
+    api = pytest.importorskip("trex_stl_lib.api")
+    client = api.STLClient(server="127.0.0.1", verbose_level=api.LoggerApi.VERBOSE_QUIET)
+    if disarmed:
+        trex.disarm(client)
+    got = []
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: got.append(signum))
+    try:
+        client.conn.sigint_on_conn_lost_enable()
+        client.conn.mark_for_disconnect("the server went away")
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert got == ([] if disarmed else [signal.SIGINT])
+    assert client.conn.is_marked_for_disconnect() and client.conn.get_disconnection_cause() == "the server went away"
+
+
 def test_a_client_of_neither_layout_is_left_alone():
     client = types.SimpleNamespace(conn=types.SimpleNamespace(async_=types.SimpleNamespace()))
-    trex.guard_subscriber(client)
-    trex.guard_subscriber(object())
+    trex.disarm(client)
+    trex.disarm(object())
     assert vars(client.conn.async_) == {}
 
 
@@ -231,3 +254,44 @@ def test_each_client_gets_its_verbose_level(listener, client_kind, level):
     with pytest.raises(GeneratorLost, match="did not complete the handshake: no handshake .*client '%s'" % client_kind):
         bench.open_client("server", "127.0.0.1", listener, listener, [0])
     assert made == [{"server": "127.0.0.1", "sync_port": listener, "async_port": listener, "verbose_level": level}]
+
+
+class Timeout(Exception):
+    """The client's timeout error (STLTimeoutError, TRexTimeoutError)."""
+
+
+@pytest.mark.parametrize("name", ["STLTimeoutError", "TRexTimeoutError"])
+def test_the_wait_for_the_traffic_reads_the_sending_server_every_slice(name):
+    bench = generator("trex_stl_lib")
+    bench.api = types.SimpleNamespace(**{name: Timeout})
+    bench.client = mock.Mock()
+    bench.client.wait_on_traffic.side_effect = [Timeout(), Timeout(), None]
+    bench.wait_on_traffic([0], 30)
+    assert bench.client.method_calls == [
+        mock.call.wait_on_traffic(ports=[0], timeout=trex.ALIVE_READ), mock.call.get_stats(ports=[0]),
+        mock.call.wait_on_traffic(ports=[0], timeout=trex.ALIVE_READ), mock.call.get_stats(ports=[0]),
+        mock.call.wait_on_traffic(ports=[0], timeout=trex.ALIVE_READ)]
+
+
+def test_a_sending_server_that_restarted_under_the_trial_loses_it_at_the_next_read():
+    bench = generator("trex_stl_lib")
+    bench.api = types.SimpleNamespace(STLTimeoutError=Timeout)
+    bench.client = mock.Mock()
+    bench.client.wait_on_traffic.side_effect = Timeout()
+    bench.client.get_stats.side_effect = RuntimeError("API verification failed - API handler provided mismatch for class: 'STL'")
+    with pytest.raises(GeneratorLost) as lost:
+        bench._call(bench.wait_on_traffic, [0], 30)
+    assert lost.value.reason == "127.0.0.1:4501: API verification failed - API handler provided mismatch for class: 'STL'"
+    assert bench.client.wait_on_traffic.call_count == 1
+
+
+def test_the_wait_for_the_traffic_ends_with_the_clients_timeout(monkeypatch):
+    bench = generator("trex_stl_lib")
+    bench.api = types.SimpleNamespace(STLTimeoutError=Timeout)
+    bench.client = mock.Mock()
+    bench.client.wait_on_traffic.side_effect = Timeout()
+    clock = iter(range(0, 1000, 10))
+    monkeypatch.setattr(trex.time, "time", lambda: next(clock))
+    with pytest.raises(Timeout):
+        bench.wait_on_traffic([0], 25)
+    assert bench.client.wait_on_traffic.call_count == 3
