@@ -212,6 +212,7 @@ import os
 import time
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils import validate
 from ansible_collections.offload.testbed.plugins.module_utils.bench_health import (
     kernel_datapath_ports, offloaded_summary, parse_pmd_stats_show, pmd_stats_command_error, parse_proc_stat, parse_task_stat)
 from ansible_collections.offload.testbed.plugins.module_utils.offload_facts import flow_counters
@@ -398,9 +399,9 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
-    error = pmd_stats_command_error(params["pmd_stats_command"])
-    if error:
-        module.fail_json(msg=error)
+    errors = [pmd_stats_command_error(params["pmd_stats_command"])] + validate.name_list("interfaces", params["interfaces"], validate.interface_name)
+    if any(errors):
+        module.fail_json(msg="; ".join(error for error in errors if error))
     result = {"changed": False, "warnings": []}
     result["pid"], result["start_time"] = read_pid(params["pidfiles"])
     result["restarts"] = None

@@ -206,7 +206,7 @@ import tempfile
 import time
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.offload.testbed.plugins.module_utils import iperf3
+from ansible_collections.offload.testbed.plugins.module_utils import iperf3, validate
 from ansible_collections.offload.testbed.plugins.module_utils.netns import in_namespace
 
 ARGUMENT_SPEC = dict(
@@ -239,7 +239,8 @@ def errors_of(p):
     for name in ('server', 'bind'):
         if p[name] is not None and not p[name].strip():
             errors.append('%s: empty' % name)
-    return errors
+    errors.extend(validate.netns_name(name, p[name]) for name in ('client_namespace', 'server_namespace') if p[name])
+    return [error for error in errors if error]
 
 
 def commands(p):

@@ -137,6 +137,7 @@ notes:
 """
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils import validate
 from ansible_collections.offload.testbed.plugins.module_utils.bench_health import parse_pmd_stats_show, pmd_stats_command_error
 from ansible_collections.offload.testbed.plugins.module_utils.offload_facts import (
     flow_counters, flows_by_dp, parse_conntrack, parse_queue_counters, parse_tc_filters, split_device, tc_summary)
@@ -201,12 +202,25 @@ def read_devices(module, notes, entries, what, argv, parse):
     return found
 
 
+def device_errors(params):
+    """The names of ``tc_devices`` and ``queue_devices`` (``DEV`` or ``NAMESPACE/DEV``), by the one rule for names."""
+    errors = []
+    for option in ("tc_devices", "queue_devices"):
+        for index, entry in enumerate(params[option]):
+            namespace, device = split_device(entry)
+            where = "%s[%d]" % (option, index)
+            errors.append(validate.interface_name(where, device))
+            if namespace is not None:
+                errors.append(validate.netns_name(where + " (its namespace)", namespace))
+    return [error for error in errors if error]
+
+
 def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     params = module.params
-    error = pmd_stats_command_error(params["pmd_stats_command"])
-    if error:
-        module.fail_json(msg=error)
+    errors = [pmd_stats_command_error(params["pmd_stats_command"])] + device_errors(params)
+    if any(errors):
+        module.fail_json(msg="; ".join(error for error in errors if error))
     notes = []
     flows = read_flows(module, notes, params["dump_flows"])
     pmd = {}

@@ -214,6 +214,14 @@ def test_a_results_dir_that_is_a_file_is_refused_in_check_mode_too(tmp_path, mon
     assert failed and result["msg"] == "results_dir: %s is not a directory; give the directory trex_bench writes its results to" % results
 
 
+def test_dut_health_checks_interface_names_by_the_one_rule_before_it_reads(monkeypatch):
+    monkeypatch.setattr(dut_health, "read_pid", lambda pidfiles: pytest.fail("nothing is read before the names are checked"))
+    result, failed, calls = run_module(dut_health.main, {"system": True, "interfaces": ["ens3f0np0", "ens3f0np0 "]}, {}, monkeypatch)
+    assert failed and calls == []
+    assert result["msg"] == ("interfaces[1]: 'ens3f0np0 ' has trailing white space, which the kernel refuses in the name of a network "
+                             "interface; write 'ens3f0np0'")
+
+
 def test_dut_health_system_reads_the_nic(monkeypatch):
     monkeypatch.setattr(dut_health, "read_pid", lambda pidfiles: (None, None))
     monkeypatch.setattr(dut_health.AnsibleModule, "get_bin_path", lambda self, name, *args, **kwargs: "/usr/bin/" + name)

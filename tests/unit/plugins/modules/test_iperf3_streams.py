@@ -189,6 +189,17 @@ def test_options_out_of_range_are_all_reported_at_once_and_nothing_runs(server, 
     assert result['msg'] == '; '.join(result['errors'])
 
 
+def test_namespace_names_are_checked_by_the_one_rule_before_anything_runs(server, monkeypatch):
+    args = dict(ARGS, client_namespace='ltb vtep', server_namespace='ltb-tsrv ')
+    result, failed, calls = run(args, {}, monkeypatch)
+    assert failed and calls == [] and FakeServer.started == []
+    assert result['errors'] == [
+        "client_namespace: 'ltb vtep' is no network namespace name (ip netns takes 1 to 255 characters, no '/', not '.' or '..', and a name "
+        "with white space breaks the command lines it goes into); use letters, digits, '-', '_' and '.'",
+        "server_namespace: 'ltb-tsrv ' has trailing white space, which would be part of the namespace's name (ip netns list shows it); "
+        "write 'ltb-tsrv'"]
+
+
 def test_check_mode_runs_nothing(server, monkeypatch):
     result, failed, calls = run(dict(ARGS, _ansible_check_mode=True), {}, monkeypatch)
     assert not failed and calls == [] and FakeServer.started == []

@@ -158,6 +158,10 @@ EXCHANGE = {"server_namespace": "", "client_namespace": "", "server_address": "1
                          "1.0 for all of them or 0.9 for nine in ten"),
     ({"count": 0}, "count: 0 is below 1; send at least 1 message"),
     ({"size": 70000}, "size: 70000 is outside 1..65000; give the bytes per message, 1..65000 over TCP"),
+    ({"server_namespace": "ltb-srv1 "}, "server_namespace: 'ltb-srv1 ' has trailing white space, which would be part of the namespace's "
+                                        "name (ip netns list shows it); write 'ltb-srv1'"),
+    ({"ovs_interfaces": ["gen0", "srv1 "]}, "ovs_interfaces[1]: 'srv1 ' has trailing white space, which the database would keep as part of "
+                                            "the name of an Open vSwitch interface (what looks for 'srv1' would not find it); write 'srv1'"),
     ({"size": 4, "protocol": "udp"},
      "size: 4 is outside 8..65000; give the bytes per message, 8..65000 over UDP (each message carries its 8-byte sequence number)"),
 ])

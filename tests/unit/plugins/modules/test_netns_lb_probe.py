@@ -82,6 +82,11 @@ PROBE = {"client_namespace": "", "vip": "18.0.0.188", "port": 8080, "backends": 
     ({"backends": [{"namespace": "ltb-srv1", "address": "16.0.0"}]},
      "backends[0].address: '16.0.0' is not an IPv4 address; write four numbers 0..255 separated by dots, for example 10.10.0.4"),
     ({"backends": []}, "backends: [] is empty; list at least one backend as {namespace: NS, address: IP}"),
+    ({"backends": [{"namespace": "ltb/srv1", "address": "16.0.0.1"}]},
+     "backends[0].namespace: 'ltb/srv1' is no network namespace name (ip netns takes 1 to 255 characters, no '/', not '.' or '..', and a "
+     "name with white space breaks the command lines it goes into); use letters, digits, '-', '_' and '.'"),
+    ({"client_namespace": " ltb-gen"}, "client_namespace: ' ltb-gen' has leading white space, which would be part of the namespace's name "
+                                       "(ip netns list shows it); write 'ltb-gen'"),
     ({"min_ratio": 2.0}, "min_ratio: 2.0 is outside 0..1; give the share of the attempts that must get an answer, "
                          "1.0 for all of them or 0.9 for nine in ten"),
     ({"count": 0}, "count: 0 is below 1; send at least 1 connection or datagram"),

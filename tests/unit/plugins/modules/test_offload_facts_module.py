@@ -86,6 +86,18 @@ def test_refuses_a_command_that_could_change_the_switch(monkeypatch):
     assert failed and calls == [] and "not a read-only ovs-appctl command" in result["msg"]
 
 
+def test_device_names_are_checked_by_the_one_rule_before_anything_runs(monkeypatch):
+    tools(monkeypatch, ("ovs-appctl", "tc", "ethtool"))
+    args = {"dump_flows": "none", "pmd_stats_command": "", "tc_devices": ["ltb-gen/a-name-far-too-long"], "queue_devices": ["ltb gen/eth0"]}
+    result, failed, calls = run_module(offload_facts.main, args, {}, monkeypatch)
+    assert failed and calls == []
+    assert result["msg"] == (
+        "tc_devices[0]: 'a-name-far-too-long' is 19 characters long; the kernel takes at most 15 in the name of a network interface "
+        "(IFNAMSIZ 16 with the closing NUL): shorten it, for example to 'a-name-far-too-'; queue_devices[0] (its namespace): 'ltb gen' is no "
+        "network namespace name (ip netns takes 1 to 255 characters, no '/', not '.' or '..', and a name with white space breaks the command "
+        "lines it goes into); use letters, digits, '-', '_' and '.'")
+
+
 def test_documentation_is_the_argument_spec():
     doc = yaml.safe_load(offload_facts.DOCUMENTATION)
     assert doc["module"] == "offload_facts"
