@@ -22,6 +22,12 @@ remembers which were heard from lately, and the publisher picks its form:
   together with the statistics, so that the current clients find their
   0.5 s of silence between two bursts and pull (events reach old clients up
   to that much later).
+
+An old client's handshake comes before its subscriber connects, and a trigger is sent only under
+the lock the handshake takes (:meth:`Generations.while_current_only`): once ``api_sync`` has
+answered, no ``{}`` reaches an old subscriber, also when the publisher was waiting for messages in
+the current form when the old client arrived (a bench of the old client right after one of the
+current client, within :data:`PRESENT_FOR`).
 """
 import collections
 import threading
@@ -47,9 +53,20 @@ class Generations:
         self.clock = clock
         self.last = {OLD: None, CURRENT: None}
         self.holders = set()
+        self.lock = threading.Lock()
 
     def heard(self, generation):
-        self.last[generation] = self.clock()
+        with self.lock:
+            self.last[generation] = self.clock()
+
+    def while_current_only(self, send):
+        """``send()`` (a trigger) if only current clients listen; whether it was sent. Under the lock of
+        :meth:`heard`, so that no trigger follows an old client's handshake."""
+        with self.lock:
+            if self.mode() != CURRENT:
+                return False
+            send()
+            return True
 
     def holding(self, generations):
         """The generations of the sessions that own ports now (an owner counts as present however idle)."""

@@ -484,8 +484,9 @@ class SoftGenServer:
                     items = self._take(0)
                 elif mode == CURRENT:
                     items = self._take(0.5)
-                    if items:
-                        pub.send(TRIGGER)
+                    if items and not self.generations.while_current_only(lambda: pub.send(TRIGGER)):
+                        # an old client arrived meanwhile: they go out in its form, next round
+                        self._put_back(items)
                     continue
                 else:
                     items = self._take(max(0.0, next_tick - time.time()))
@@ -496,6 +497,11 @@ class SoftGenServer:
                     next_tick = time.time() + TICK_OLD
         finally:
             pub.close(0)
+
+    def _put_back(self, items):
+        """``items`` taken but not sent: first in the queue again."""
+        with self.pub_cond:
+            self.pub_queue = items + self.pub_queue
 
     def _take(self, wait):
         """The queued messages, waiting up to ``wait`` s for one."""

@@ -25,6 +25,17 @@ def test_publisher_form_follows_the_generations_heard():
     assert gens.mode() == "mixed"  # an idle old client that owns a port still listens
 
 
+def test_no_trigger_follows_an_old_clients_handshake():
+    """The publisher sends a trigger only while no old client is present, under the lock the handshake takes."""
+    clock = Clock()
+    gens = Generations(clock)
+    sent = []
+    gens.heard(CURRENT)
+    assert gens.while_current_only(lambda: sent.append(b"{}")) is True and sent == [b"{}"]
+    gens.heard(OLD)  # an old client's api_sync, before its subscriber connects
+    assert gens.while_current_only(lambda: sent.append(b"{}")) is False and sent == [b"{}"]
+
+
 def test_sessions_get_what_was_published_after_they_first_pulled_numbered_without_gaps():
     clock = Clock()
     sessions = Sessions(clock)

@@ -5,6 +5,7 @@ The server runs as ``python -m softgen`` on 127.0.0.1 with two ``null`` ports
 needed.
 """
 import base64
+import contextlib
 import json
 import os
 import random
@@ -86,8 +87,9 @@ class Rpc:
         return reply["error"]
 
 
-@pytest.fixture(scope="module")
-def server():
+@contextlib.contextmanager
+def running_server():
+    """``python -m softgen`` with two null ports, on free ports: its rpc and pub ports, a ZeroMQ context and the process."""
     rpc_port, pub = free_port(), free_port()
     proc = subprocess.Popen(  # pylint: disable=consider-using-with
         [sys.executable, "-m", "softgen", "--rpc-port", str(rpc_port), "--pub-port", str(pub),
@@ -97,13 +99,21 @@ def server():
     probe.sock.setsockopt(zmq.RCVTIMEO, 10000)
     assert "result" in probe.call("ping", api=False)
     probe.sock.close(0)
-    yield {"rpc": rpc_port, "pub": pub, "ctx": ctx, "proc": proc}
-    proc.send_signal(signal.SIGTERM)
     try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    ctx.term()
+        yield {"rpc": rpc_port, "pub": pub, "ctx": ctx, "proc": proc}
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        ctx.term()
+
+
+@pytest.fixture(scope="module")
+def server():
+    with running_server() as started:
+        yield started
 
 
 @pytest.fixture
@@ -449,6 +459,39 @@ def test_real_old_client_connects(server):  # pylint: disable=redefined-outer-na
         assert stats["total"]["opackets"] == stats[0]["opackets"] + stats[1]["opackets"]
     finally:
         client.disconnect()
+
+
+def test_an_old_client_after_a_current_one_never_gets_a_trigger():
+    """A server that serves only current clients publishes ``{}`` triggers; an old client's handshake must switch it
+    before anything reaches the old client's subscriber, which cannot read a trigger (its subscriber thread crashes on
+    a message without a name). The old client's own first call (its barrier, publish_now) is the message that used to
+    go out as a trigger: the publisher was waiting in the current form when it came."""
+    with running_server() as fresh:
+        current = Rpc(fresh["ctx"], fresh["rpc"])
+        current.ok("api_sync_v2", {"name": "STL", "major": 5, "minor": 1})
+        # the publisher's round in the old form (nobody had spoken) ends within TICK_OLD; the next one waits for
+        # messages in the current form, up to 0.5 s, and the old client arrives while it does
+        time.sleep(0.7)
+        old = Rpc(fresh["ctx"], fresh["rpc"])
+        old.api_h = old.ok("api_sync", {"api_vers": [{"type": "core", "major": 4, "minor": 1}]})["api_vers"][0]["api_h"]
+        sock = fresh["ctx"].socket(zmq.SUB)
+        sock.setsockopt(zmq.SUBSCRIBE, b"")
+        sock.setsockopt(zmq.RCVTIMEO, 3000)
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.connect("tcp://127.0.0.1:%d" % fresh["pub"])
+        time.sleep(0.05)  # the subscription reaches the server, as the old client's does before its barrier
+        try:
+            received = []
+            deadline = time.time() + 3.0
+            while time.time() < deadline and not any(b"trex-barrier" in message for message in received):
+                old.ok("publish_now", {"key": 7, "baseline": False})
+                received.append(sock.recv())
+        finally:
+            for client in (current, old):
+                client.sock.close(0)
+            sock.close(0)
+    assert b"{}" not in received
+    assert any(json.loads(message).get("name") == "trex-barrier" and json.loads(message)["type"] == 7 for message in received)
 
 
 # ------------------------------------------------------------------ packet capture
