@@ -37,7 +37,6 @@ import contextlib
 import importlib.util
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -80,10 +79,12 @@ def sh(*cmd, check=True):
     return subprocess.run(cmd, check=check, capture_output=True, text=True)
 
 
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def link_collection():
+    """Make ``ansible_collections.offload.testbed`` importable from this checkout."""
+    link_spec = importlib.util.spec_from_file_location("collection_link", os.path.join(ROOT, "tools", "collection_link.py"))
+    link = importlib.util.module_from_spec(link_spec)
+    link_spec.loader.exec_module(link)
+    link.link_collection(ROOT)
 
 
 def cleanup():
@@ -129,8 +130,10 @@ def plain_loop(cpu, seconds):
 def softgen_ceiling(cpu, seconds, tx_mode):  # pylint: disable=too-many-locals
     sys.path.insert(0, SOFTGEN_DIR)
     from trex_stl_lib import api  # pylint: disable=import-outside-toplevel
+    link_collection()
+    from ansible_collections.offload.testbed.tests.unit.free_ports import free_ports  # pylint: disable=import-outside-toplevel
 
-    rpc, pub = free_port(), free_port()
+    rpc, pub = free_ports(2)
     log = tempfile.NamedTemporaryFile(prefix="softgen-bench-", suffix=".log", delete=False)  # pylint: disable=consider-using-with
     log.close()
     proc = subprocess.Popen(  # pylint: disable=consider-using-with
@@ -212,10 +215,7 @@ def hugepages(pages):
 
 def testpmd_ceiling(cpu, seconds):
     """One trial of the bench's TestpmdGenerator at 100 % of line rate: (pps sent, pps arrived, trial record)."""
-    link_spec = importlib.util.spec_from_file_location("collection_link", os.path.join(ROOT, "tools", "collection_link.py"))
-    link = importlib.util.module_from_spec(link_spec)
-    link_spec.loader.exec_module(link)
-    link.link_collection(ROOT)
+    link_collection()
     # pylint: disable=import-outside-toplevel
     from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
     from ansible_collections.offload.testbed.plugins.plugin_utils.bench import spec

@@ -11,10 +11,11 @@ publisher ports.
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
+
+from ansible_collections.offload.testbed.tests.unit.free_ports import free_ports
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SOFTGEN_DIR = os.path.join(ROOT, "extensions")
@@ -22,12 +23,6 @@ SOFTGEN_DIR = os.path.join(ROOT, "extensions")
 
 def sh(*cmd, check=True):
     return subprocess.run(cmd, check=check, capture_output=True, text=True)
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def namespaces(prefix):
@@ -94,7 +89,7 @@ class SoftgenProcess:
         self.prefix = prefix
         self.log = log
         self.cpus = cpus
-        self.rpc, self.pub = free_port(), free_port()
+        self.rpc, self.pub = free_ports(2)
         self.proc = None
         self.starts = 0
 

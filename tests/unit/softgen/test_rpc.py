@@ -10,7 +10,6 @@ import json
 import os
 import random
 import signal
-import socket
 import struct
 import subprocess
 import sys
@@ -23,6 +22,7 @@ zmq = pytest.importorskip("zmq")
 
 from softgen.server import (  # noqa: E402  pylint: disable=wrong-import-position
     ERR_EXECUTE, ERR_INVALID_PARAMS, ERR_INVALID_REQ, ERR_METHOD_NOT_FOUND, ERR_PARSE)
+from ansible_collections.offload.testbed.tests.unit.free_ports import free_ports  # noqa: E402  pylint: disable=wrong-import-position
 
 SOFTGEN_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "extensions"))
 
@@ -34,12 +34,6 @@ VM = {"instructions": [
      "max_value": 0x100003E8, "step": 1},
     {"type": "write_flow_var", "name": "src", "pkt_offset": 26, "add_value": 0, "is_big_endian": True},
     {"type": "fix_checksum_ipv4", "pkt_offset": 14}], "split_by_var": ""}
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def stream_json(pps=10.0, vm=None, mode=None):
@@ -90,7 +84,7 @@ class Rpc:
 @contextlib.contextmanager
 def running_server():
     """``python -m softgen`` with two null ports, on free ports: its rpc and pub ports, a ZeroMQ context and the process."""
-    rpc_port, pub = free_port(), free_port()
+    rpc_port, pub = free_ports(2)
     proc = subprocess.Popen(  # pylint: disable=consider-using-with
         [sys.executable, "-m", "softgen", "--rpc-port", str(rpc_port), "--pub-port", str(pub),
          "--port", "p0:-:null0", "--port", "p1:-:null1"], cwd=SOFTGEN_DIR, stderr=subprocess.DEVNULL)
@@ -648,7 +642,7 @@ def test_flow_stats_through_real_old_client(server):  # pylint: disable=redefine
 
 def start_softgen(api, *ports):
     """A softgen process with ``ports`` (``name:-:iface``) and a connected trex_stl_lib client."""
-    rpc_port, pub = free_port(), free_port()
+    rpc_port, pub = free_ports(2)
     argv = [sys.executable, "-m", "softgen", "--rpc-port", str(rpc_port), "--pub-port", str(pub)]
     for port in ports:
         argv += ["--port", port]

@@ -13,13 +13,13 @@ __metaclass__ = type
 import json
 import os
 import shutil
-import socket
 
 import pytest
 
 from ansible.module_utils import basic
 from ansible_collections.offload.testbed.plugins.modules import iperf3_streams
 from ansible_collections.offload.testbed.plugins.module_utils import iperf3 as iperf3_utils
+from ansible_collections.offload.testbed.tests.unit.free_ports import free_port
 from ansible_collections.offload.testbed.tests.unit.plugins.modules.modtest import ModuleExit, patch_module_args, run_module
 from ansible_collections.offload.testbed.tests.unit.plugins.modules.test_dpdk_docs import differences
 
@@ -215,18 +215,10 @@ def test_documentation_is_the_argument_spec():
     assert set(returned) == {'measured', 'errors', 'command', 'server_command'} | set(iperf3_streams.MEASUREMENT_KEYS)
 
 
-def _free_port():
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(('127.0.0.1', 0))
-    port = sock.getsockname()[1]
-    sock.close()
-    return port
-
-
 @pytest.mark.skipif(not (shutil.which('iperf3') and shutil.which('ss') and shutil.which('timeout')),
                     reason='needs iperf3 (Debian package iperf3), ss (iproute2) and timeout (coreutils)')
 def test_a_real_measurement_on_loopback(monkeypatch):
-    port = _free_port()
+    port = free_port()
 
     def leave(self, **kw):
         raise ModuleExit(kw, kw.get('failed', False))

@@ -16,14 +16,9 @@ import pytest
 from ansible_collections.offload.testbed.plugins.module_utils import netns
 from ansible_collections.offload.testbed.plugins.module_utils import netns_exchange
 from ansible_collections.offload.testbed.plugins.modules import netns_exchange as netns_exchange_module
+from ansible_collections.offload.testbed.tests.unit.free_ports import free_port
 from ansible_collections.offload.testbed.tests.unit.plugins.modules.modtest import run_module
 from ansible_collections.offload.testbed.tests.unit.plugins.modules.udp_peer import UdpPeer, veth_namespaces
-
-
-def _free_udp_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _run_client(port, count, size, timeout, retries):
@@ -69,7 +64,7 @@ def test_client_without_retries_counts_the_lost_message():
 
 
 def test_server_echoes_every_copy_but_counts_each_message_once():
-    port = _free_udp_port()
+    port = free_port(socket.SOCK_DGRAM)
     with netns.start("", netns_exchange.echo_server, "udp", "127.0.0.1", port, 3, 32, 5.0) as server:
         server.ready(10)
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
@@ -87,7 +82,7 @@ def test_server_echoes_every_copy_but_counts_each_message_once():
 
 def test_server_outlives_a_late_message():
     """A gap longer than the client's wait per message does not end the server."""
-    port = _free_udp_port()
+    port = free_port(socket.SOCK_DGRAM)
     with netns.start("", netns_exchange.echo_server, "udp", "127.0.0.1", port, 2, 16, 0.5) as server:
         server.ready(10)
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
