@@ -138,3 +138,37 @@ def test_a_failing_command_stops_with_its_error(monkeypatch):
     result, failed, _calls = run_module(virtual_lab_net.main, LAB, table, monkeypatch)
     assert failed
     assert result["msg"] == "ip netns add utb-a failed (rc=1): Cannot create namespace file: Permission denied"
+
+
+# What ovs-vsctl (3.1, Debian 12) prints when ovsdb-server is not running.
+OVS_DOWN = (1, "", "ovs-vsctl: unix:/var/run/openvswitch/db.sock: database connection failed (No such file or directory)\n")
+
+
+def ovs_down(table):
+    for key in list(table):
+        if key[0] == "ovs-vsctl" and "list" in key:
+            table[key] = OVS_DOWN
+    return table
+
+
+def test_absent_with_open_vswitch_stopped_removes_namespaces_and_wires_and_warns(monkeypatch):
+    table = ovs_down(reads("built"))
+    deletes = [("ip", "link", "del", "dev", "utb-a0"), ("ip", "netns", "del", "utb-a")]
+    for cmd in deletes:
+        table[cmd] = (0, "", "")
+    warnings = []
+    monkeypatch.setattr(virtual_lab_net.AnsibleModule, "warn", lambda self, text: warnings.append(text))
+    result, failed, calls = run_module(virtual_lab_net.main, dict(LAB, state="absent"), table, monkeypatch)
+    assert not failed, result
+    assert result["commands"] == [" ".join(c) for c in deletes]
+    assert [c for c in calls if c in deletes] == deletes
+    assert not [c for c in calls if c[0] == "ovs-vsctl" and "list" not in c]
+    assert warnings and "Open vSwitch does not answer (ovs-vsctl --timeout=10 --format=json list Bridge)" in warnings[0]
+
+
+def test_present_with_open_vswitch_stopped_fails_with_its_error(monkeypatch):
+    result, failed, calls = run_module(virtual_lab_net.main, LAB, ovs_down(reads("empty")), monkeypatch)
+    assert failed
+    assert result["msg"] == ("ovs-vsctl --timeout=10 --format=json list Bridge failed (rc=1): "
+                             "ovs-vsctl: unix:/var/run/openvswitch/db.sock: database connection failed (No such file or directory)")
+    assert not [c for c in calls if c[0] != "ovs-vsctl" and c not in reads("empty")]
