@@ -245,6 +245,11 @@ def at_least(name, value, low, fix):
     return "%s: %s is below %s; %s" % (name, validate.show(value), low, fix)
 
 
+def namespace_error(name, value):
+    """A namespace the traffic is run in, by the one rule for names; ``""`` is the machine's own namespace."""
+    return None if value == "" else validate.netns_name(name, value)
+
+
 def address_error(name, value):
     """An address a socket binds or connects to without a name lookup: dotted IPv4, or IPv6 (it has a colon)."""
     if isinstance(value, str) and ":" in value:

@@ -67,8 +67,7 @@ def _udp_echo(sock):
 def option_errors(params):
     """Every bad option of the module, before any namespace is entered: a list of messages naming the option and value."""
     errors = netns.traffic_errors(params)
-    # "" is the machine's own namespace
-    errors.extend(validate.netns_name(name, params[name]) for name in ("server_namespace", "client_namespace") if params[name] != "")
+    errors.extend(netns.namespace_error(name, params[name]) for name in ("server_namespace", "client_namespace"))
     errors.extend(validate.name_list("ovs_interfaces", params["ovs_interfaces"], validate.database_name, "the name of an Open vSwitch interface"))
     for name in ("server_address", "connect_address"):
         if name == "server_address" or params[name] is not None:

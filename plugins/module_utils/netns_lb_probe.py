@@ -22,15 +22,14 @@ from ansible_collections.offload.testbed.plugins.module_utils.netns import Netns
 def option_errors(params):
     """Every bad option of the module, before any namespace is entered: a list of messages naming the option and value."""
     errors = netns.traffic_errors(params, "the attempts that must get an answer")
-    # "" is the machine's own namespace
-    errors.append(validate.netns_name("client_namespace", params["client_namespace"]) if params["client_namespace"] != "" else None)
+    errors.append(netns.namespace_error("client_namespace", params["client_namespace"]))
     errors.append(netns.address_error("vip", params["vip"]))
     errors.append(netns.at_least("count", params["count"], 1, "send at least 1 connection or datagram"))
     errors.append(netns.at_least("min_per_backend", params["min_per_backend"], 0, "give the answers every backend must give, 0 or more"))
     if not params["backends"]:
         errors.append("backends: %s is empty; list at least one backend as {namespace: NS, address: IP}" % validate.show(params["backends"]))
     for i, backend in enumerate(params["backends"] or []):
-        errors.append(validate.netns_name("backends[%d].namespace" % i, backend["namespace"]) if backend["namespace"] != "" else None)
+        errors.append(netns.namespace_error("backends[%d].namespace" % i, backend["namespace"]))
         errors.append(netns.address_error("backends[%d].address" % i, backend["address"]))
     return [error for error in errors if error]
 

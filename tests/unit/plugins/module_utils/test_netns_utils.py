@@ -8,6 +8,7 @@ import pytest
 
 from ansible_collections.offload.testbed.plugins.module_utils import netns
 from ansible_collections.offload.testbed.plugins.module_utils import netns_exchange
+from ansible_collections.offload.testbed.plugins.module_utils import validate
 from ansible_collections.offload.testbed.plugins.module_utils.netns import NetnsError
 from ansible_collections.offload.testbed.tests.unit.plugins.modules.udp_peer import UdpPeer, veth_namespaces
 
@@ -213,3 +214,10 @@ def test_in_namespace_prefixes_ip_netns_exec_and_copies_without_a_namespace():
     argv = ['iperf3', '--server']
     assert netns.in_namespace('tenant-b', argv) == ['ip', 'netns', 'exec', 'tenant-b', 'iperf3', '--server']
     assert netns.in_namespace(None, argv) == argv and netns.in_namespace('', argv) is not argv
+
+
+def test_namespace_error_takes_the_machine_s_own_namespace_and_names_a_bad_one():
+    assert netns.namespace_error("client_namespace", "") is None
+    assert netns.namespace_error("client_namespace", "ltb-gen") is None
+    assert netns.namespace_error("backends[1].namespace", "a/b") == validate.netns_name("backends[1].namespace", "a/b")
+    assert netns.namespace_error("backends[1].namespace", "a/b").startswith("backends[1].namespace: 'a/b'")
