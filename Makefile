@@ -22,7 +22,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(COLLECTIONS)
 export ANSIBLE_FORCE_COLOR := 0
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help lab lab-compare lab-tunnel test deps sources apt venv collection ee lint sanity unit integration molecule teardown clean
+.PHONY: help lab lab-vm-up lab-vm-down lab-compare lab-tunnel test deps sources apt venv collection ee lint sanity unit integration molecule teardown clean
 
 help:
 	@echo "make lab       run playbooks/site.yml on the virtual lab: every stage, real traffic, the benchmark and its report"
@@ -125,6 +125,16 @@ lab-tunnel: deps
 	  echo "make lab-tunnel: the virtual lab is not there; build it with make lab first" >&2; exit 1; fi
 	$(BIN)/ansible-playbook -i $(INVENTORY) playbooks/tunnel.yml -e tunnel_bench_results_dir=$(TUNNEL_RESULTS)
 	@echo "make lab-tunnel: the trials and report.md are in $(TUNNEL_RESULTS)."
+
+# The VM lab (inventories/vm, docs/vm_lab.md): three Debian guests under QEMU,
+# reached over SSH. lab-vm-up builds the image once and starts the guests;
+# lab-vm-down stops them and removes their disks (the image cache stays).
+VM_INVENTORY := inventories/vm
+lab-vm-up: deps
+	$(BIN)/ansible-playbook -i $(VM_INVENTORY) playbooks/vm_lab.yml
+
+lab-vm-down: deps
+	$(BIN)/ansible-playbook -i $(VM_INVENTORY) playbooks/vm_lab.yml -e vm_lab_state=absent
 
 teardown: deps
 	$(BIN)/ansible-playbook -i $(INVENTORY) playbooks/teardown.yml
