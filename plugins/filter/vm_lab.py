@@ -39,7 +39,7 @@ _value:
   type: str
 """
 
-from ansible_collections.offload.testbed.plugins.module_utils.vm_lab import image_key
+from ansible_collections.offload.testbed.plugins.module_utils.lab.vm import image_key
 
 
 class FilterModule(object):

@@ -96,7 +96,7 @@ import signal
 import time
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.offload.testbed.plugins.module_utils import vm_lab
+from ansible_collections.offload.testbed.plugins.module_utils.lab import vm as vm_lab
 
 STOP_WAIT = 20
 

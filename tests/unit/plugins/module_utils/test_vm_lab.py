@@ -1,7 +1,7 @@
 """vm_lab: validation naming the variables, wires, the QEMU command line, the image key and the plan per guest."""
 import copy
 
-from ansible_collections.offload.testbed.plugins.module_utils import vm_lab
+from ansible_collections.offload.testbed.plugins.module_utils.lab import vm as vm_lab
 
 GUESTS = [
     {"name": "dut01", "memory_mib": 2048, "cpus": 2, "ssh_port": 2222, "mgmt_mac": "52:54:00:0a:00:02",
