@@ -188,8 +188,28 @@ def cpu_errors(text, isolation_args, host, sysfs_root):
     return requested, isolated, errors
 
 
-def iommu_errors(iommu, cpu_vendor):
-    """``(vendor, errors)``: ``boot_params_iommu`` resolved and checked against the CPU's ``vendor_id``."""
+# The ACPI table that announces each kind of IOMMU (sysfs firmware/acpi/tables/<name>).
+IOMMU_TABLES = {'intel': 'DMAR', 'amd': 'IVRS'}
+
+
+def iommu_errors(iommu, cpu_vendor, platform=None):
+    """``(vendor, errors)``: ``boot_params_iommu`` resolved and checked against the platform.
+
+    ``platform`` is the IOMMU the ACPI tables announce (``intel`` for DMAR, ``amd`` for IVRS), which is what the
+    kernel's ``<vendor>_iommu`` driver looks for; without such a table the CPU's ``vendor_id`` stands in. (QEMU's
+    TCG CPU says AuthenticAMD on a machine with an emulated Intel IOMMU.)
+    """
+    if platform is None:
+        return _iommu_by_cpu(iommu, cpu_vendor)
+    vendor = platform if iommu == 'auto' else iommu
+    if vendor in IOMMU_TABLES and vendor != platform:
+        return vendor, ['boot_params_iommu: %s on a host whose IOMMU is announced by the ACPI table %s (an %s IOMMU); '
+                        '%s_iommu=on does nothing there, set it to %s (or auto)'
+                        % (validate.show(iommu), IOMMU_TABLES[platform], platform, vendor, platform)]
+    return vendor, []
+
+
+def _iommu_by_cpu(iommu, cpu_vendor):
     vendor = iommu_vendor(iommu, cpu_vendor)
     if vendor is None:
         return None, ['boot_params_iommu: auto cannot tell the IOMMU from CPU vendor %s; set intel, amd or none'

@@ -39,7 +39,7 @@ attributes:
     description: Nothing changes, so there is no diff.
 options:
   iommu:
-    description: C(intel) or C(amd) add C(<vendor>_iommu=on iommu=pt); C(auto) picks by the CPU vendor; C(none) adds no IOMMU argument.
+    description: C(intel) or C(amd) add C(<vendor>_iommu=on iommu=pt); C(auto) picks the IOMMU the ACPI tables announce (C(DMAR) Intel, C(IVRS) AMD), else the CPU vendor's; C(none) adds no IOMMU argument.
     type: str
     choices: [auto, intel, amd, none]
     default: auto
@@ -235,6 +235,8 @@ def read_host(sysfs, procfs):
         'nodes': nodes,
         'flags': flags,
         'vendor': vendor,
+        'acpi_iommu': next((kind for kind, table in sorted(bp.IOMMU_TABLES.items())
+                            if os.path.exists(os.path.join(sysfs, 'firmware', 'acpi', 'tables', table))), None),
         'mem_total_kb': mem_total,
         'running': {
             'cmdline': (_read(os.path.join(procfs, 'cmdline'), '') or '').strip(),
@@ -253,7 +255,7 @@ def plan(params, host, programs=None, directories=None):
     """
     errors = root_errors(params, host)
     requested, isolated, cpu_errors = bp.cpu_errors(params['isolated_cpus'], params['isolation_args'], host, params['sysfs_root'])
-    iommu, iommu_errors = bp.iommu_errors(params['iommu'], host['vendor'])
+    iommu, iommu_errors = bp.iommu_errors(params['iommu'], host['vendor'], host['acpi_iommu'])
     errors += cpu_errors + iommu_errors + bp.count_errors(params)
     counts_ok = all(isinstance(params[n], int) and params[n] >= 0 for n in ('hugepages_1g', 'hugepages_2m'))
     hugepages_1g = params['hugepages_1g'] if counts_ok else 0

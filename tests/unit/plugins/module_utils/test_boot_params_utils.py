@@ -300,3 +300,14 @@ def test_running_kernel_problems():
     assert problems[2] == 'isolated CPUs are "", not 2-3,10-11'
     assert problems[3].startswith('nohz_full CPUs are "(null)", not 2-3,10-11')
     assert bp.running_cpus('(null)') == set() and bp.running_cpus('2-3') == {2, 3}
+
+
+def test_the_platform_s_acpi_table_decides_the_iommu_over_the_cpu_vendor():
+    # QEMU's TCG CPU says AuthenticAMD on a q35 machine with an emulated Intel IOMMU (ACPI DMAR).
+    assert bp.iommu_errors('auto', 'AuthenticAMD', 'intel') == ('intel', [])
+    assert bp.iommu_errors('intel', 'AuthenticAMD', 'intel') == ('intel', [])
+    assert bp.iommu_errors('none', 'AuthenticAMD', 'intel') == ('none', [])
+    assert bp.iommu_errors('amd', 'AuthenticAMD', 'intel')[1] == [
+        "boot_params_iommu: 'amd' on a host whose IOMMU is announced by the ACPI table DMAR (an intel IOMMU); amd_iommu=on does "
+        "nothing there, set it to intel (or auto)"]
+    assert bp.iommu_errors('auto', 'GenuineIntel', 'amd') == ('amd', [])

@@ -114,3 +114,21 @@ def test_grub_dropin_settings(tmp_path, monkeypatch):
     bad = dict(good, update_grub_command=["grub-mkconfig", "-o", "/boot/grub/grub.cfg"], grub_dropin=str(tmp_path / "nope" / "x.cfg"))
     result, failed, calls = run_module(boot_params_plan.main, bad, {}, monkeypatch)
     assert [e.split(":", 1)[0] for e in result["errors"]] == ["boot_params_update_grub_command", "boot_params_grub_dropin"]
+
+
+def test_auto_takes_the_iommu_the_acpi_tables_announce(tmp_path, monkeypatch):
+    """A host whose CPU says AuthenticAMD while its ACPI tables have DMAR (QEMU's TCG CPU on q35 with intel-iommu)."""
+    roots = fake_host(tmp_path)
+    cpuinfo = os.path.join(roots["procfs_root"], "cpuinfo")
+    with open(cpuinfo) as handle:
+        text = handle.read().replace("GenuineIntel", "AuthenticAMD")
+    with open(cpuinfo, "w") as handle:
+        handle.write(text)
+    result, failed, _calls = run_module(boot_params_plan.main, dict(roots, isolated_cpus=""), {}, monkeypatch)
+    assert not failed and result["iommu"] == "amd"
+    tables = os.path.join(roots["sysfs_root"], "firmware", "acpi", "tables")
+    os.makedirs(tables)
+    open(os.path.join(tables, "DMAR"), "wb").close()
+    result, failed, _calls = run_module(boot_params_plan.main, dict(roots, isolated_cpus=""), {}, monkeypatch)
+    assert not failed and result["iommu"] == "intel" and result["errors"] == []
+    assert result["args"][:2] == ["intel_iommu=on", "iommu=pt"]
