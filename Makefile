@@ -22,13 +22,16 @@ export ANSIBLE_COLLECTIONS_PATH := $(COLLECTIONS)
 export ANSIBLE_FORCE_COLOR := 0
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help lab lab-vm-up lab-vm-down lab-compare lab-tunnel test deps sources apt venv collection ee lint sanity unit integration molecule teardown clean
+.PHONY: help lab lab-vm lab-vm-up lab-vm-down vm-lab-test lab-compare lab-tunnel test deps sources apt venv collection ee lint sanity unit integration molecule teardown clean
 
 help:
 	@echo "make lab       run playbooks/site.yml on the virtual lab: every stage, real traffic, the benchmark and its report"
 	@echo "               (OVN=source: on OVN built from source, role ovn_build; DATAPATH=dpdk: the DUT on OVS-DPDK)"
 	@echo "make lab-compare  after make lab: compare OVS-DPDK with the userspace datapath (compare.yml), report in results/compare/report"
 	@echo "make lab-tunnel   after make lab: the tunnel offload bench (VXLAN, iperf3 through it), report in results/tunnel"
+	@echo "make lab-vm    three Debian guests under QEMU (inventories/vm): site.yml over SSH on the kernel datapath, real reboot,"
+	@echo "               SR-IOV VFs, vfio-pci, OVN with Geneve, then the kernel datapath with TC against without (compare.yml)"
+	@echo "make lab-vm-down  stop the guests and remove their disks (the image cache in .tmp/vm-lab stays)"
 	@echo "make test      ansible-lint, ansible-test sanity, unit, integration and molecule tests"
 	@echo "make teardown  remove the virtual lab"
 	@echo "make ee        the execution environment's build context (meta/execution-environment.yml) in .tmp/ee/context, checked"
@@ -130,6 +133,18 @@ lab-tunnel: deps
 # reached over SSH. lab-vm-up builds the image once and starts the guests;
 # lab-vm-down stops them and removes their disks (the image cache stays).
 VM_INVENTORY := inventories/vm
+VM_RESULTS ?= $(ROOT)/results/vm
+VM_RUN ?= $(shell date -u +%Y%m%dT%H%M%S)
+# lab-vm: the guests, then playbooks/site.yml on them (the kernel datapath as
+# the DUT's; its benchmark is the baseline), then compare.yml: the kernel
+# datapath with TC flower (hw-offload, tc-policy skip_hw) against it. The
+# baseline's trials are on disk under the same run suffix: compare.yml replays
+# them instead of measuring them again.
+lab-vm: lab-vm-up
+	$(BIN)/ansible-playbook -i $(VM_INVENTORY) playbooks/site.yml -e bench_results_dir=$(VM_RESULTS) -e bench_run_suffix=-$(VM_RUN)
+	$(BIN)/ansible-playbook -i $(VM_INVENTORY) playbooks/compare.yml -e bench_results_dir=$(VM_RESULTS) -e bench_run_suffix=-$(VM_RUN)
+	@echo "make lab-vm: results in $(VM_RESULTS), the report of the kernel datapath with TC against without in $(VM_RESULTS)/report/report.md."
+
 lab-vm-up: deps
 	$(BIN)/ansible-playbook -i $(VM_INVENTORY) playbooks/vm_lab.yml
 
@@ -166,7 +181,8 @@ test: deps sources
 	  $(MAKE) --no-print-directory integration INTEGRATION_TESTS="--ignore=$(OVN_BUILD_TEST) --ignore=$(GENERATOR_LOSS_TEST) tests/integration" && \
 	  $(MAKE) --no-print-directory molecule SCENARIOS="$(SCENARIOS_WITHOUT_BUILD)" && \
 	  TMP=$(TMP) HOST_SCENARIOS="$(SCENARIOS_HOST)" tools/beside.sh wait && \
-	  $(MAKE) --no-print-directory molecule SCENARIOS="$(SCENARIOS_ON_BUILD)"
+	  $(MAKE) --no-print-directory molecule SCENARIOS="$(SCENARIOS_ON_BUILD)" && \
+	  $(MAKE) --no-print-directory vm-lab-test
 	@echo "make test: all test stages passed"
 
 # --offline: make has installed the collection into .tmp/collections
@@ -201,6 +217,13 @@ unit: deps
 INTEGRATION_TESTS ?= tests/integration
 integration: deps
 	$(BIN)/pytest -q --durations=10 $(INTEGRATION_TESTS)
+
+# The VM lab run for real (tests/vm, docs/vm_lab.md): guests, site.yml,
+# compare.yml, a second run that changes nothing, a reboot, the lab removed.
+# Last and alone: its QEMU guests take both cores.
+VM_LAB_TEST ?= tests/vm
+vm-lab-test: deps
+	BIN=$(BIN) $(BIN)/pytest -q -s -p no:cacheprovider $(VM_LAB_TEST)
 
 # The molecule log is kept in .tmp/molecule.log; when a scenario fails, the
 # failing tasks are printed again at the very end, where a CI tail shows them.

@@ -289,13 +289,25 @@ def starved(record, pmd_min_share=PMD_MIN_SHARE, max_steal=MAX_STEAL, max_busy=M
     return reasons
 
 
+def hw_offload_on(other_config):
+    """Whether ``other_config:hw-offload`` of the Open_vSwitch record (``other_config``; None when unread) is true."""
+    return str((other_config or {}).get("hw-offload", "")).lower() == "true"
+
+
+def is_kernel_datapath(datapath_type):
+    """Whether a bridge's ``datapath_type`` is the kernel datapath (``system``, or unset), where hw-offload puts the
+    datapath flows in TC: those not in hardware (``tc-policy=skip_hw``, a port without hw-tc-offload) print ``dp:tc``
+    without ``offloaded:`` and are not in ``dpctl/dump-flows type=offloaded``."""
+    return (datapath_type or "") in ("", "system")
+
+
 def kernel_datapath_ports(model):
     """The network devices Open vSwitch has on its kernel datapath, sorted: the interfaces of type ``""`` (a system
     device: a PF, a representor; not internal, patch or tunnel ports) of the bridges whose ``datapath_type`` is
     ``system`` or unset. ``model`` is ``ovsdb.switch_model``. These are the ports hw-offload offloads to through TC."""
     names = set()
     for bridge in (model or {}).get("bridges", {}).values():
-        if bridge.get("datapath_type") not in ("", "system"):
+        if not is_kernel_datapath(bridge.get("datapath_type")):
             continue
         for port in bridge.get("ports") or ():
             for iface in (model["ports"].get(port) or {}).get("interfaces") or ():
@@ -309,7 +321,7 @@ def hw_tc_offload_errors(system):
     ``hw-tc-offload`` is off (or that lists none), while ``other_config:hw-offload`` is true. ``system`` is ``dut_health``'s
     (``ovs_other_config``, ``hw_tc_offload``: port -> on, off or None); empty when hw-offload is off or nothing is off."""
     system = system or {}
-    if str((system.get("ovs_other_config") or {}).get("hw-offload", "")).lower() != "true":
+    if not hw_offload_on(system.get("ovs_other_config")):
         return []
     ports = system.get("hw_tc_offload") or {}
     errors = []

@@ -147,6 +147,7 @@ def _profile_key(key, show=str):
 
 # (condition, its text of one results file): the lines of the conditions table, in order.
 CONDITIONS = (
+    ("lab (bench_metadata.lab)", lambda document: (document.get("metadata") or {}).get("lab") or NOT_RECORDED),
     ("DUT host", dut_host),
     ("kernel", _system_key("kernel")),
     ("kernel command line", lambda document: Code(_system(document)["cmdline"]) if _system(document).get("cmdline") else NOT_RECORDED),

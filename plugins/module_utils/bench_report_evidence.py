@@ -20,16 +20,20 @@ from ansible_collections.offload.testbed.plugins.module_utils import bench_units
 from ansible_collections.offload.testbed.plugins.module_utils.bench_schema import TRIAL_EVIDENCE
 
 SOFTWARE_ONLY = "0 % offloaded, every packet in software"
-NOTE = ("Offloaded: the share of the packets of the trial at the bound that the NIC handled, offloaded / (offloaded + software): offloaded "
-        "are the packets of the datapath flows marked offloaded:yes (ovs-appctl dpctl/dump-flows -m, dp:doca or dp:tc), else of the tc "
-        "filters in_hw; software are the packets the PMD threads received (pmd-stats-show; a packet the NIC handles never reaches them), "
-        "else of the flows left in software, else of the tc filters not_in_hw; both counted between the readings before and after the "
-        "trial. Cores: the PMD threads' CPU time over the trial's wall time (a busy-polling PMD thread is 1.00 core whether it forwards "
-        "or not) and the rest of the DUT's busy CPU time (kernel, softirq, the other threads, steal), from /proc/stat and the threads' "
-        "/proc stat; Gbps (L1) per core is the bound over both. Cycles per packet: the PMD threads' processing cycles over the packets they "
-        "received (pmd-stats-show), the cost of a packet in software. RX queue spread: the busiest receive queue's packets over the mean "
-        "of the device's queues during the trial (ethtool -S; 1.00 is even, the number of queues is all on one). Every figure is the "
-        "median over the repeats' trials at the bound; \"-\" was not recorded.")
+NOTE = ("Offloaded: the share of the packets of the trial at the bound that the NIC handled, offloaded / (offloaded + software): "
+        "offloaded are the packets of the datapath flows marked offloaded:yes (ovs-appctl dpctl/dump-flows -m, dp:doca or dp:tc), else of "
+        "the tc filters in_hw; software are the packets the PMD threads received (pmd-stats-show; a packet the NIC handles never reaches "
+        "them), else of the flows left in software, else of the tc filters not_in_hw; both counted between the readings before and after "
+        "the trial. Where the TC count is known the cell reads \"X % in hardware, Y % in TC\": in TC is the share, over the same total, "
+        "of the packets of the datapath flows whose layer is TC (dp:tc) whether in hardware or not (a flower rule not_in_hw, as "
+        "tc-policy=skip_hw makes, prints dp:tc without offloaded:yes, so it counts in TC and in software), from every flow dumped (kernel "
+        "datapath with hw-offload), else from all the tc filters read (in_hw and not_in_hw); on the kernel datapath the rest ran in the "
+        "kernel datapath's own flows (dp:ovs). Cores: the PMD threads' CPU time over the trial's wall time (a busy-polling PMD thread is "
+        "1.00 core whether it forwards or not) and the rest of the DUT's busy CPU time (kernel, softirq, the other threads, steal), from "
+        "/proc/stat and the threads' /proc stat; Gbps (L1) per core is the bound over both. Cycles per packet: the PMD threads' "
+        "processing cycles over the packets they received (pmd-stats-show), the cost of a packet in software. RX queue spread: the "
+        "busiest receive queue's packets over the mean of the device's queues during the trial (ethtool -S; 1.00 is even, the number of "
+        "queues is all on one). Every figure is the median over the repeats' trials at the bound; \"-\" was not recorded.")
 
 
 def _median(values):
@@ -74,12 +78,14 @@ def _spread(trials):
 
 
 def evidence_of(trials):
-    """What the trials at a bound show: ``offloaded_share``, ``software_only`` (every packet in software),
-    ``pmd_cores``, ``other_cores``, ``cycles_per_packet``, ``spread`` (``_spread``), ``notes`` (of the offload records)."""
+    """What the trials at a bound show: ``offloaded_share``, ``tc_share`` (None when no record counted TC's packets, as
+    results of an older bench), ``software_only`` (every packet in software), ``pmd_cores``, ``other_cores``,
+    ``cycles_per_packet``, ``spread`` (``_spread``), ``notes`` (of the offload records)."""
     offloads = [trial["offload"] for trial in trials if trial.get("offload")]
     cpus = [trial["cpu"] for trial in trials if trial.get("cpu")]
     shares = [record.get("offloaded_share") for record in offloads]
-    return {"offloaded_share": _median(shares), "recorded": any(trial.get(name) for trial in trials for name in TRIAL_EVIDENCE),
+    return {"offloaded_share": _median(shares), "tc_share": _median([record.get("tc_share") for record in offloads]),
+            "recorded": any(trial.get(name) for trial in trials for name in TRIAL_EVIDENCE),
             "software_only": bool(offloads) and all(share == 0.0 for share in shares),
             "pmd_cores": _median([_pmd_cores(cpu) for cpu in cpus]), "other_cores": _median([cpu.get("others") for cpu in cpus]),
             "cycles_per_packet": _median([_cycles_per_packet(cpu) for cpu in cpus]), "spread": _spread(trials),
@@ -97,7 +103,14 @@ def note_cell(evidence):
     return "; ".join(notes)
 
 
+def _percent(share):
+    return "not known" if share is None else "%.1f %%" % (100.0 * share)
+
+
 def offloaded_cell(evidence):
+    """``X % in hardware, Y % in TC`` when the TC share is known, else the hardware share alone (``SOFTWARE_ONLY`` at 0)."""
+    if evidence.get("tc_share") is not None:
+        return "%s in hardware, %s in TC" % (_percent(evidence["offloaded_share"]), _percent(evidence["tc_share"]))
     if evidence["software_only"]:
         return SOFTWARE_ONLY
     if evidence["offloaded_share"] is None:
@@ -152,10 +165,11 @@ def evidence_notes(rows, shown):
     notes = [NOTE]
     software = sorted({row["datapath"] for row, evidence in zip(rows, shown) if evidence["software_only"]})
     if software:
-        notes.append("Every packet of the trials at the bounds of %s ran in software (%s): no packet was counted offloaded (no datapath "
-                     "flow marked offloaded:yes, no tc filter in_hw carried one); on a userspace datapath the PMD threads received them "
-                     "all. This is what the virtual lab shows: it has no NIC to offload to, and its numbers are those of software Open "
-                     "vSwitch." % (", ".join(software), SOFTWARE_ONLY))
+        notes.append("Every packet of the trials at the bounds of %s ran in software (%s, or 0.0 %% in hardware): no packet was counted "
+                     "offloaded (no datapath flow marked offloaded:yes, no tc filter in_hw carried one); on a userspace datapath the PMD "
+                     "threads received them all, on the kernel datapath with hw-offload the TC share ran in TC flower rules kept in "
+                     "software (tc-policy=skip_hw, not_in_hw). This is what the virtual lab shows: it has no NIC to offload to, and its "
+                     "numbers are those of software Open vSwitch." % (", ".join(software), SOFTWARE_ONLY))
     if any(evidence["spread"] and all(value[0] is None for value in evidence["spread"].values()) for evidence in shown):
         notes.append("RX queue spread \"no packet counted per queue\": the driver's per-queue counters did not move during the trial; "
                      "a veth counts per queue only with XDP or GRO on.")

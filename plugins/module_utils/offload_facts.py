@@ -11,6 +11,10 @@
   ``[OFFLOAD]`` (in a flowtable) and ``[HW_OFFLOAD]`` (in the NIC);
 * ``ovs-appctl dpctl/dump-flows -m``: flows and packets by datapath layer
   (``dp:tc``, ``dp:doca``, ``dp:ovs``...), via ``ovs_dpctl.parse_dump_flows``;
+  ``offloaded:yes`` marks a flow in hardware: a TC flow the kernel reports
+  ``not_in_hw`` (``tc-policy=skip_hw``, a device without TC offload) prints
+  ``dp:tc`` alone, and ``type=offloaded`` leaves it out (Open vSwitch's
+  lib/netdev-offload-tc.c and lib/dpctl.c);
 * ``ethtool -S DEV``: the packets of each receive queue, across drivers, and
   how evenly a trial's packets spread over them.
 
@@ -189,13 +193,34 @@ def flows_by_dp(before, after):
     return layers
 
 
-def _flow_packets(before, after, offloaded):
-    """Packets between two readings of the flows marked ``offloaded:yes`` (``offloaded``) or of the others."""
+def _offloaded(flow):
+    """A flow in hardware: ``offloaded:yes`` (``dpctl.c`` prints it when ``attrs.offloaded`` is set on a layer other than ``ovs``;
+    ``netdev-offload-tc.c`` sets it for a TC flower the kernel reports ``in_hw``, or neither ``in_hw`` nor ``not_in_hw``)."""
+    return flow["offloaded"] == "yes"
+
+
+def _not_offloaded(flow):
+    return flow["offloaded"] != "yes"
+
+
+def _in_tc(flow):
+    """A flow of the TC layer (``dp:tc``), in hardware or not: a ``not_in_hw`` one (``tc-policy=skip_hw``, or a device
+    without TC offload) prints ``dp:tc`` and no ``offloaded:``."""
+    return flow["dp"] == "tc"
+
+
+def _flow_packets(before, after, keep):
+    """Packets between two ``flow_counters`` readings of the flows of the second for which ``keep(flow)`` is true."""
     total = 0
     for key, flow in after.items():
-        if (flow["offloaded"] == "yes") == offloaded:
+        if keep(flow):
             total += _counter_delta((before.get(key) or {}).get("packets"), flow["packets"])
     return total
+
+
+def _every_flow(before, after):
+    """Both readings dumped every datapath flow (``all_flows``), not only the offloaded ones."""
+    return bool(before.get("all_flows") and after.get("all_flows")) and before.get("flows") is not None and after.get("flows") is not None
 
 
 def parse_queue_counters(text):
@@ -253,11 +278,10 @@ def _offloaded_packets(before, after, notes):
     """(packets offloaded, source) of a trial: the flows marked ``offloaded:yes``, else the tc filters in hardware."""
     flows_old, flows_new = before.get("flows"), after.get("flows")
     if flows_old is not None and flows_new is not None:
-        return _flow_packets(flows_old, flows_new, True), "dump_flows"
-    tc_old, tc_new = before.get("tc") or {}, after.get("tc") or {}
-    devices = [dev for dev in tc_new if tc_new[dev] is not None and tc_old.get(dev) is not None]
-    if devices:
-        return sum(_tc_delta(tc_old[dev], tc_new[dev])[0] for dev in devices), "tc"
+        return _flow_packets(flows_old, flows_new, _offloaded), "dump_flows"
+    packets = _tc_sum(before, after, lambda hw, sw: hw)
+    if packets is not None:
+        return packets, "tc"
     notes.append("offloaded packets not known: neither the offloaded datapath flows nor tc filters were read")
     return None, None
 
@@ -270,49 +294,106 @@ def _tc_delta(old, new):
             sum(_counter_delta(old_sw.get(key), value) for key, value in new_sw.items()))
 
 
+def _tc_sum(before, after, pick):
+    """Sum over the devices whose tc filters both readings hold of ``pick(hardware, software)`` (``_tc_delta``); None
+    without such a device."""
+    old, new = before.get("tc") or {}, after.get("tc") or {}
+    devices = [dev for dev in new if new[dev] is not None and old.get(dev) is not None]
+    if not devices:
+        return None
+    return sum(pick(*_tc_delta(old[dev], new[dev])) for dev in devices)
+
+
 def _software_packets(before, after, notes):
     """(packets in software, source) of a trial: the PMD threads' received packets, else the flows not offloaded
     (when every flow was dumped), else the tc filters not in hardware."""
     received = _pmd_received(before.get("pmd"), after.get("pmd"))
     if received is not None:
         return received, "pmd_stats"
-    if after.get("all_flows") and before.get("flows") is not None and after.get("flows") is not None:
-        return _flow_packets(before["flows"], after["flows"], False), "dump_flows"
-    tc_old, tc_new = before.get("tc") or {}, after.get("tc") or {}
-    devices = [dev for dev in tc_new if tc_new[dev] is not None and tc_old.get(dev) is not None]
-    if devices:
-        return sum(_tc_delta(tc_old[dev], tc_new[dev])[1] for dev in devices), "tc"
+    if _every_flow(before, after):
+        return _flow_packets(before["flows"], after["flows"], _not_offloaded), "dump_flows"
+    packets = _tc_sum(before, after, lambda hw, sw: sw)
+    if packets is not None:
+        return packets, "tc"
     notes.append("packets in software not known: no PMD statistics (kernel datapath?), not every datapath flow dumped "
                  "(all_flows) and no tc filter read")
     return None, None
 
 
+def _tc_packets(before, after, notes):
+    """(packets carried by TC flows, source) of a trial: the flows whose ``dp`` is ``tc`` when both readings dumped every
+    flow (``dump_flows``), else every tc filter's packets, ``in_hw`` and ``not_in_hw`` alike (``tc``), else (None, None),
+    with a note when the offloaded flows read show that TC carries flows."""
+    if _every_flow(before, after):
+        return _flow_packets(before["flows"], after["flows"], _in_tc), "dump_flows"
+    packets = _tc_sum(before, after, lambda hw, sw: hw + sw)
+    if packets is not None:
+        return packets, "tc"
+    if any(_in_tc(flow) for flow in (after.get("flows") or {}).values()):
+        notes.append("packets in TC not known: only the offloaded datapath flows were dumped (a TC flow not in hardware, "
+                     "tc-policy skip_hw, is not one of them) and no tc filter was read; dump every flow (all_flows)")
+    return None, None
+
+
+def _shares(record, notes):
+    """``offloaded_share``, ``software_share`` and ``tc_share`` of a record, each over offloaded + software packets."""
+    offloaded, software, tc = record["offloaded_packets"], record["software_packets"], record["tc_packets"]
+    if offloaded is None or software is None:
+        return
+    total = offloaded + software
+    if not total:
+        notes.append("no packet was counted during the trial, offloaded or in software")
+        return
+    record["offloaded_share"] = round(offloaded / float(total), 4)
+    record["software_share"] = round(1.0 - record["offloaded_share"], 4)
+    if tc is None:
+        return
+    if tc > total:
+        notes.append("TC counted %d packets, more than the %d offloaded and in software (read at another moment): "
+                     "tc_share capped at 1.0" % (tc, total))
+    record["tc_share"] = round(min(tc, total) / float(total), 4)
+    if record["sources"]["tc"] == "tc" and record["sources"]["software"] == "tc":
+        notes.append("tc_share is over the packets TC and the offloaded flows counted: the kernel datapath's own flows "
+                     "(dp:ovs) were not read; dump every flow (all_flows) for their share")
+
+
 def offload_use(before, after):
     """Where a trial's packets ran, from two evidence readings (``evidence`` of the ``dut_health`` result, merged with
-    ``offload_facts``): ``{"offloaded_packets", "software_packets", "offloaded_share", "software_share", "sources",
-    "flows_by_dp", "tc", "conntrack", "notes"}``.
+    ``offload_facts``): ``{"offloaded_packets", "software_packets", "tc_packets", "offloaded_share", "software_share",
+    "tc_share", "sources", "flows_by_dp", "tc", "conntrack", "notes"}``.
 
     ``offloaded_share`` is offloaded / (offloaded + software) packets: offloaded from the flows marked
     ``offloaded:yes`` (``dpctl/dump-flows``), else from tc filters ``in_hw``; software from the packets the PMD
     threads received (``pmd-stats-show``; a packet the NIC handled never reaches them), else from the flows not
-    offloaded, else from tc filters ``not_in_hw``. ``sources`` says which were used. A userspace datapath with
-    no offloaded flow has offloaded 0, so its software share is 1.0. None without both readings.
+    offloaded, else from tc filters ``not_in_hw``. A userspace datapath with no offloaded flow has offloaded 0, so
+    its software share is 1.0.
+
+    ``tc_share`` is tc / (offloaded + software) packets, over the same total as ``offloaded_share`` so that the two
+    compare: ``tc_packets`` are those of the datapath flows whose ``dp`` is ``tc``, in hardware or not (a flower rule
+    the kernel reports ``not_in_hw``, as with ``tc-policy=skip_hw``, prints ``dp:tc`` without ``offloaded:``: it counts
+    here and in software, not as offloaded), from ``dpctl/dump-flows -m`` when both readings dumped every flow
+    (``all_flows``), else from every tc filter of the devices read, ``in_hw`` and ``not_in_hw`` (``in_hw_packets`` +
+    ``not_in_hw_packets`` of ``tc_summary``; a filter printing neither, on an old kernel, is not counted), else None.
+    What the total holds follows ``sources`` (which reading gave each count): with every flow dumped and no PMD
+    statistics (the kernel datapath), the packets of every datapath flow, ``dp:tc`` and ``dp:ovs``; with PMD
+    statistics, the offloaded flows' packets and those the PMD threads received; with software from the tc filters,
+    only what TC and the offloaded flows counted (the ``dp:ovs`` flows unread: a note says so). A flow counts a packet
+    once per flow it hits (after a recirculation, again) and not at all when it went up to ovs-vswitchd (the first
+    of a new flow). A TC count above the total (read a moment apart) makes ``tc_share`` 1.0, with a note.
+    None without both readings.
     """
     if before is None or after is None:
         return None
     notes = []
     offloaded, off_source = _offloaded_packets(before, after, notes)
     software, sw_source = _software_packets(before, after, notes)
-    record = {"offloaded_packets": offloaded, "software_packets": software, "offloaded_share": None, "software_share": None,
-              "sources": {"offloaded": off_source, "software": sw_source},
+    tc, tc_source = _tc_packets(before, after, notes)
+    record = {"offloaded_packets": offloaded, "software_packets": software, "tc_packets": tc,
+              "offloaded_share": None, "software_share": None, "tc_share": None,
+              "sources": {"offloaded": off_source, "software": sw_source, "tc": tc_source},
               "flows_by_dp": flows_by_dp(before.get("flows"), after.get("flows")),
               "tc": _tc_record(before.get("tc") or {}, after.get("tc") or {}), "conntrack": _conntrack_record(before, after), "notes": notes}
-    if offloaded is not None and software is not None:
-        if offloaded + software:
-            record["offloaded_share"] = round(offloaded / float(offloaded + software), 4)
-            record["software_share"] = round(1.0 - record["offloaded_share"], 4)
-        else:
-            notes.append("no packet was counted during the trial, offloaded or in software")
+    _shares(record, notes)
     return record
 
 

@@ -113,10 +113,10 @@ def _numvfs_errors(want, host, n):
 
 def _driver_errors(want, host, n):
     driver = want.get('vf_driver')
-    if not want.get('numvfs') or host.get('driver_exists'):
+    if not want.get('numvfs') or host.get('driver_exists') or host.get('driver_module'):
         return []
     pf_driver = ' (the PF\'s driver is %s)' % host['pf_driver'] if host.get('pf_driver') else ''
-    return ['%s: %s is no PCI driver of this host (nothing at %s)%s; write the VFs\' driver, mlx5_core for a ConnectX, '
+    return ['%s: %s is no PCI driver of this host (nothing at %s) nor a module of its kernel%s; write the VFs\' driver, mlx5_core for a ConnectX, '
             'or load it first (modprobe)' % (n['vf_driver'], validate.show(driver), host.get('driver_path'), pf_driver)]
 
 
@@ -127,7 +127,8 @@ def pf_errors(want, host, names=None):
     ``vf_macs``, ``vf_driver``, ``timeout``); ``host`` what the module read
     from sysfs (``sysfs_ok``, ``pf_path``, ``pf_pci``, ``pf_totalvfs``,
     ``pfs``, ``pci_path``, ``pci_exists``, ``pci_netdevs``, ``driver_path``,
-    ``driver_exists``, ``pf_driver``); ``names`` how to call each option.
+    ``driver_exists``, ``driver_module`` (a module of the running kernel not loaded yet), ``pf_driver``);
+    ``names`` how to call each option.
     """
     n = option_names(names)
     errors = []

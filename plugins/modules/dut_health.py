@@ -14,8 +14,9 @@ short_description: Read the health of the device under test's Open vSwitch
 version_added: 0.1.0
 description:
   - Reads the ovs-vswitchd pid and start time, the service's restart count (systemd C(NRestarts)), the core dumps
-    present, the offloaded datapath flows (C(ovs-appctl dpctl/dump-flows -m type=offloaded)) with their datapath layer
-    (C(dp:tc), C(dp:doca)...) and packets, and how many of them carried packets, and the PMD statistics (C(ovs-appctl dpif-netdev/pmd-stats-show)).
+    present, the offloaded datapath flows (C(ovs-appctl dpctl/dump-flows -m type=offloaded); every flow with O(all_flows), by
+    default on the kernel datapath with hw-offload) with their datapath layer (C(dp:tc), C(dp:doca)...) and packets, and how
+    many of the offloaded ones carried packets, and the PMD statistics (C(ovs-appctl dpif-netdev/pmd-stats-show)).
   - Reads the CPU time counters of C(/proc/stat) with a monotonic timestamp, and the CPU time and last CPU of each
     ovs-vswitchd thread whose name starts with C(pmd) (the PMD threads), so that two readings tell what used the DUT's
     CPUs in between (C(cpu_use) of the collection's C(bench_health) module utility). Only C(/proc) files are read, no
@@ -55,10 +56,15 @@ options:
   all_flows:
     description:
       - With O(offloaded_flows), dump every datapath flow (C(dpctl/dump-flows -m)), not only the offloaded ones, so that
-        RV(flow_counters) also holds the packets left in software on the kernel datapath (no PMD statistics there).
+        RV(flow_counters) also holds the packets left in software on the kernel datapath (no PMD statistics there) and
+        those of the TC flows not in hardware.
+      - Unset, every flow is dumped when the C(Open_vSwitch) record's C(other_config:hw-offload) is true and a bridge is on the
+        kernel datapath (C(datapath_type) C(system) or empty), read with C(ovs-vsctl) at every run; only the offloaded ones
+        otherwise. There Open vSwitch puts its datapath flows in TC, and a TC flow not in hardware (C(tc-policy=skip_hw), or a
+        port without hw-tc-offload; tc shows it C(not_in_hw)) prints C(dp:tc) without C(offloaded:yes), so
+        C(type=offloaded) leaves it out. V(false) dumps only the offloaded ones whatever the switch's configuration.
       - Dumping every flow takes long with many flows.
     type: bool
-    default: false
   pmd_stats_command:
     description:
       - C(ovs-appctl) command printing PMD statistics, C(dpif-netdev/pmd-stats-show) or C(dpif-doca/pmd-stats-show) (on
@@ -129,7 +135,8 @@ flow_counters:
   type: dict
   sample: {"17c5fac7-b52f-4d48-ad30-f10a9fe6f028": {"dp": "tc", "offloaded": "yes", "packets": 153}}
 all_flows:
-  description: The value of O(all_flows) (whether RV(flow_counters) holds every flow).
+  description: Whether RV(flow_counters) holds every flow, not only the offloaded ones (O(all_flows), or what the switch's
+    configuration decided when it is unset); false when no flow was read.
   returned: always
   type: bool
   sample: false
@@ -214,7 +221,8 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils import validate
 from ansible_collections.offload.testbed.plugins.module_utils.bench_health import (
-    kernel_datapath_ports, offloaded_summary, parse_pmd_stats_show, pmd_stats_command_error, parse_proc_stat, parse_task_stat)
+    hw_offload_on, is_kernel_datapath, kernel_datapath_ports, offloaded_summary, parse_pmd_stats_show, pmd_stats_command_error,
+    parse_proc_stat, parse_task_stat)
 from ansible_collections.offload.testbed.plugins.module_utils.offload_facts import flow_counters
 from ansible_collections.offload.testbed.plugins.module_utils.ovsdb import parse_table, switch_model
 from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_features, parse_ethtool_info
@@ -304,32 +312,53 @@ def first_line(module, argv):
     return out.strip().splitlines()[0] if rc == 0 and out.strip() else None
 
 
-def ovs_other_config(module):
-    """The Open_vSwitch record's other_config (what compare.yml's variants change), None when unreadable."""
+def vsctl_list(module, table, columns=None):
+    """What ``ovs-vsctl --format=json list TABLE`` prints (only ``columns``, comma-separated, when given), None when it
+    cannot run or fails."""
     path = module.get_bin_path("ovs-vsctl")
     if not path:
         return None
-    rc, out, _err = module.run_command([path, "--timeout=5", "--format=json", "--columns=other_config", "list", "Open_vSwitch"])
-    if rc != 0:
+    rc, out, _err = module.run_command([path, "--timeout=5", "--format=json"] + (["--columns=" + columns] if columns else []) + ["list", table])
+    return out if rc == 0 else None
+
+
+def vsctl_rows(module, table, columns=None):
+    """The rows of ``vsctl_list`` (``ovsdb.parse_table``), None when unreadable."""
+    out = vsctl_list(module, table, columns)
+    if out is None:
         return None
     try:
-        rows = parse_table(out)
+        return parse_table(out)
     except ValueError:
         return None
-    return rows[0].get("other_config") if rows and isinstance(rows[0].get("other_config"), dict) else None
+
+
+def ovs_other_config(module):
+    """The Open_vSwitch record's other_config (what compare.yml's variants change), None when unreadable."""
+    rows = vsctl_rows(module, "Open_vSwitch", "other_config")
+    value = rows[0].get("other_config") if rows else None
+    return value if isinstance(value, dict) else None
+
+
+def every_flow_wanted(module, all_flows):
+    """``all_flows`` when given; unset, whether Open vSwitch puts its flows in TC: ``other_config:hw-offload`` true and a
+    bridge on the kernel datapath. Its TC flows not in hardware are not in ``type=offloaded``, and the kernel datapath
+    has no PMD statistics: the packets in TC and in software are known only from every flow."""
+    if all_flows is not None:
+        return all_flows
+    if not hw_offload_on(ovs_other_config(module)):
+        return False
+    return any(is_kernel_datapath(row.get("datapath_type")) for row in vsctl_rows(module, "Bridge") or ())
 
 
 def kernel_datapath_hw_tc_offload(module):
     """``{port: on, off or None}``: hw-tc-offload (``ethtool -k``) of each network device on Open vSwitch's kernel
     datapath (``bench_health.kernel_datapath_ports``); empty when ``ovs-vsctl`` cannot list the switch. None for a
     port ethtool cannot read or that lists no hw-tc-offload."""
-    vsctl = module.get_bin_path("ovs-vsctl")
-    if not vsctl:
-        return {}
     tables = []
     for table in ("Bridge", "Port", "Interface"):
-        rc, out, _err = module.run_command([vsctl, "--timeout=5", "--format=json", "list", table])
-        if rc != 0:
+        out = vsctl_list(module, table)
+        if out is None:
             return {}
         tables.append(out)
     try:
@@ -357,8 +386,7 @@ def system_info(module, interfaces):
                            or first_line(module, ["ovn-controller", "--version"]))
     info["ovs_other_config"] = ovs_other_config(module)
     # Only hw-offload makes Open vSwitch offload through TC: the ports are read then.
-    hw_offload = str((info["ovs_other_config"] or {}).get("hw-offload", "")).lower() == "true"
-    info["hw_tc_offload"] = kernel_datapath_hw_tc_offload(module) if hw_offload else {}
+    info["hw_tc_offload"] = kernel_datapath_hw_tc_offload(module) if hw_offload_on(info["ovs_other_config"]) else {}
     info["nics"] = {}
     ethtool = module.get_bin_path("ethtool") if interfaces else None
     for iface in interfaces:
@@ -391,7 +419,7 @@ def main():
             "service": {"type": "str", "default": "ovs-vswitchd"},
             "core_dirs": {"type": "list", "elements": "path", "default": ["/var/lib/systemd/coredump", "/var/crash", "/var/lib/apport/coredump"]},
             "offloaded_flows": {"type": "bool", "default": True},
-            "all_flows": {"type": "bool", "default": False},
+            "all_flows": {"type": "bool"},
             "pmd_stats_command": {"type": "str", "default": "dpif-netdev/pmd-stats-show"},
             "system": {"type": "bool", "default": False},
             "interfaces": {"type": "list", "elements": "str", "default": []},
@@ -414,11 +442,12 @@ def main():
     result["system"] = system_info(module, params["interfaces"]) if params["system"] else None
     appctl = module.get_bin_path("ovs-appctl")
     result["offloaded_flows"] = result["offloaded_flows_with_packets"] = result["flow_counters"] = None
-    result["all_flows"] = params["all_flows"]
+    result["all_flows"] = bool(params["all_flows"])
     result["pmd"] = {}
     if appctl and result["pid"] is not None:
         if params["offloaded_flows"]:
-            read_flows(module, appctl, params["all_flows"], result)
+            result["all_flows"] = every_flow_wanted(module, params["all_flows"])
+            read_flows(module, appctl, result["all_flows"], result)
         if params["pmd_stats_command"]:
             rc, out, err = module.run_command([appctl, params["pmd_stats_command"]])
             if rc == 0:

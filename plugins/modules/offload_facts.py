@@ -40,6 +40,10 @@ options:
         or C(none).
       - C(all) gives the packets of the flows left in software on the kernel datapath too; it dumps every flow, which
         takes long with many flows.
+      - C(offloaded) lists the flows in hardware only. On the kernel datapath with C(other_config:hw-offload=true), a flow
+        in TC that the kernel reports C(not_in_hw) (C(tc-policy=skip_hw), or a port without hw-tc-offload) prints C(dp:tc)
+        without C(offloaded:yes) and is not among them, so the packets carried by TC (C(tc_share) of C(offload_use)) need
+        C(all), or the tc filters of O(tc_devices).
     type: str
     choices: [none, offloaded, all]
     default: offloaded
@@ -93,7 +97,8 @@ all_flows:
   type: bool
   sample: false
 flows_by_dp:
-  description: Per datapath layer the C(flows), C(flows_with_packets), C(packets) (since each flow was created) and C(offloaded) flows.
+  description: Per datapath layer the C(flows), C(flows_with_packets), C(packets) (since each flow was created) and C(offloaded) flows
+    (marked C(offloaded:yes); a C(dp:tc) flow not in hardware counts in its layer, not as offloaded).
   returned: always
   type: dict
   sample: {"tc": {"flows": 2, "flows_with_packets": 1, "packets": 153, "offloaded": 2}, "ovs": {"flows": 1, "flows_with_packets": 1,
@@ -112,7 +117,8 @@ tc:
                                                 "bytes": 408954, "hw_packets": 4173, "sw_packets": null}}}
 tc_summary:
   description: Per device of O(tc_devices) the counts of its filters (C(filters), C(in_hw), C(not_in_hw), C(skip_sw), C(skip_hw)) and
-    their C(in_hw_packets) and C(not_in_hw_packets).
+    their C(in_hw_packets) and C(not_in_hw_packets); the two together are what TC carried (the C(tc_packets) of C(offload_use)
+    when not every flow is dumped).
   returned: always
   type: dict
   sample: {"ens1f0np0": {"filters": 1, "in_hw": 1, "not_in_hw": 0, "skip_sw": 1, "skip_hw": 0, "in_hw_packets": 4173, "not_in_hw_packets": 0}}

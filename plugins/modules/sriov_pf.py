@@ -18,7 +18,8 @@ description:
     then N VFs, and only when the mode or the VF count differs.
   - Sets each VF's MAC on both sides, on the PF (C(ip link set dev PF vf N mac X), what the eswitch switches on)
     and on the VF netdev (C(ip link set dev VF address X), what TRex reads); the ConnectX-6 Lx reference bench lost
-    a week to the two differing. Binds the VF driver when a VF has no netdev, and rebinds it when the VF refuses its own address.
+    a week to the two differing. Binds the VF driver when a VF has no netdev, and rebinds it when the VF refuses its own address;
+    a VF bound to another driver (vfio-pci, given to DPDK by dpdk_host) keeps it and gets only its MAC on the PF side.
   - Brings the PF, the VFs and the representors up and waits until a representor exists for every VF.
   - Reads the eswitch with C(devlink -j) where the installed iproute2 supports it and falls back to the text form.
   - Before it changes anything, reads the PF from sysfs (its netdev, PCI address, C(sriov_totalvfs), the VF driver)
@@ -50,7 +51,9 @@ options:
     type: int
     required: true
   mode:
-    description: Eswitch mode.
+    description:
+      - Eswitch mode. C(legacy) also serves a PF without an eswitch (devlink shows none, as on C(igb)): its VFs are made
+        without C(devlink), and a VF driver that is a module not loaded yet is loaded first (O(modprobe)).
     type: str
     choices: [switchdev, legacy]
     default: switchdev
@@ -78,6 +81,10 @@ options:
     description: The devlink command.
     type: str
     default: devlink
+  modprobe:
+    description: The modprobe command, run to load O(vf_driver) before the VFs are made when the driver is a module not loaded yet.
+    type: str
+    default: modprobe
   ip:
     description: The ip command.
     type: str
@@ -165,6 +172,7 @@ ARGUMENT_SPEC = dict(
     sysfs_root=dict(type='path', default='/sys'),
     devlink=dict(type='str', default='devlink'),
     ip=dict(type='str', default='ip'),
+    modprobe=dict(type='str', default='modprobe'),
     validate_only=dict(type='bool', default=False),
     names=dict(type='dict', default={}),
 )
@@ -207,7 +215,20 @@ def read_sysfs(root, pf, pci, vf_driver):
     driver_ok = isinstance(vf_driver, str) and bool(vf_driver) and '/' not in vf_driver
     host['driver_path'] = os.path.join(root, 'bus', 'pci', 'drivers', vf_driver or '')
     host['driver_exists'] = driver_ok and os.path.isdir(host['driver_path'])
+    host['driver_module'] = driver_ok and not host['driver_exists'] and _kernel_has_module(root, vf_driver)
     return host
+
+
+def _kernel_has_module(sysfs_root, name):
+    """Whether the running kernel has ``name`` as a module not loaded yet (``modules.dep`` of the root that holds
+    sysfs: /lib/modules/RELEASE for /sys). A legacy-mode VF driver such as igbvf loads only once VFs exist."""
+    modules_dep = os.path.join(os.path.dirname(os.path.normpath(sysfs_root)), 'lib', 'modules', os.uname()[2], 'modules.dep')
+    try:
+        with open(modules_dep) as handle:
+            stems = set(line.split(':', 1)[0].rsplit('/', 1)[-1].split('.ko', 1)[0] for line in handle)
+    except (IOError, OSError):
+        return False
+    return name in stems or name.replace('-', '_') in stems
 
 
 class PF(object):
@@ -222,6 +243,7 @@ class PF(object):
         self.handle = None
         self.commands = []
         self.devlink_json = None
+        self.eswitch = True
         self.dry = True
 
     def fail(self, msg, **kw):
@@ -312,7 +334,10 @@ class PF(object):
         if host['pf_totalvfs'] is not None and pci_matches:
             self.handle = 'pci/%s' % host['pf_pci']
             state['mode'], answer = self.eswitch_mode(self.handle)
-            if state['mode'] is None:
+            if state['mode'] is None and p['mode'] == 'legacy':
+                # A PF without an eswitch (igb, ixgbe, ...) has only legacy SR-IOV: nothing to switch.
+                state['mode'], self.eswitch = 'legacy', False
+            elif state['mode'] is None:
                 errors.append(sriov.eswitch_error(p, self.handle, answer, p['names']))
             state['numvfs'] = self.numvfs()
         return state, errors
@@ -344,7 +369,7 @@ class PF(object):
             else:
                 self.act([p['devlink'], 'dev', 'eswitch', 'set', self.handle, 'mode', value])
         if steps and not self.dry:
-            mode = self.eswitch_mode(self.handle)[0]
+            mode = self.eswitch_mode(self.handle)[0] if self.eswitch else 'legacy'
             if mode != p['mode'] or self.numvfs() != p['numvfs']:
                 self.fail('%s: after the change the eswitch is %s with %d VFs, not %s with %d' % (self.pf, mode, self.numvfs(), p['mode'], p['numvfs']))
 
@@ -364,13 +389,23 @@ class PF(object):
                       % (index, self.pf, netdev, mac, (err or out).strip(), self.params['vf_driver']))
         return netdev, state
 
+    def vf_driver(self, index):
+        """The driver the VF is bound to now, or None."""
+        return _basename_of_link(os.path.join(self.device, 'virtfn%d' % index, 'driver'))
+
     def configure_vf(self, index, mac, pf_side, predicted):
         ip = self.params['ip']
-        netdev = None if predicted else (self.vf_netdev(index) or self.bind(index, False))
-        shown = netdev or '<VF %d netdev>' % index
-        vf = {'index': index, 'pci': None if predicted else self.vf_pci(index), 'netdev': netdev, 'mac': mac, 'representor': None}
+        other = None if predicted else self.vf_driver(index)
+        vf = {'index': index, 'pci': None if predicted else self.vf_pci(index), 'netdev': None, 'mac': mac, 'representor': None}
         if mac and pf_side.get(index) != mac:
             self.act([ip, 'link', 'set', 'dev', self.pf, 'vf', str(index), 'mac', mac])
+        if other and other != self.params['vf_driver'] and not self.vf_netdev(index):
+            # Given to another driver (vfio-pci for DPDK, dpdk_host): it has no netdev to set; the MAC the PF gave is its own.
+            vf['driver'] = other
+            return vf
+        netdev = None if predicted else (self.vf_netdev(index) or self.bind(index, False))
+        shown = netdev or '<VF %d netdev>' % index
+        vf['netdev'] = netdev
         state = None if netdev is None else sriov.link_state(self.link(netdev) or '[]')
         if mac and (state is None or state['address'] != mac):
             shown, state = self.set_address(index, shown, mac, state)
@@ -401,6 +436,8 @@ class PF(object):
         p = self.params
         self.dry = dry
         steps = sriov.plan_eswitch(state['mode'], state['numvfs'], p['numvfs'], p['mode'])
+        if p['numvfs'] and state['numvfs'] != p['numvfs'] and not os.path.isdir(os.path.join(self.root, 'bus', 'pci', 'drivers', p['vf_driver'])):
+            self.act([p['modprobe'], p['vf_driver']])
         self.change_eswitch(steps)
         predicted = bool(steps) and dry
         pf_link = '[]' if predicted else (self.link(self.pf) or '[]')

@@ -55,10 +55,17 @@ options:
     type: int
     default: 40000
   accel:
-    description: QEMU's accelerator.
+    description:
+      - QEMU's accelerator. C(auto) boots the image once under KVM (a throwaway snapshot) and takes KVM when its SSH
+        server answers within O(probe_timeout) seconds, TCG otherwise (on some hosts KVM guests hang in early boot);
+        the answer is kept in O(state_dir)/accel.json for this QEMU and host kernel.
     type: str
-    choices: [tcg, kvm]
-    default: tcg
+    choices: [auto, tcg, kvm]
+    default: auto
+  probe_timeout:
+    description: Seconds the KVM probe's guest has to answer over SSH (O(accel=auto)).
+    type: int
+    default: 60
   qemu:
     description: The QEMU binary.
     type: str
@@ -88,81 +95,24 @@ guests:
   description: Per guest, what was done (C(start), C(restart), C(stop) or C(none)) and its console log.
   returned: always
   type: dict
+accel:
+  description: The accelerator the guests run with, and why (C(accel_reason)).
+  returned: always
+  type: str
+  sample: tcg
+accel_reason:
+  description: Why this accelerator (the KVM probe's answer, or the one asked for).
+  returned: always
+  type: str
+  sample: "a KVM guest did not answer over SSH within 60 s (its console log: /srv/lab/guests/kvm-probe.console.log)"
 """
 
 import os
 import shlex
-import signal
-import time
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils.lab import qemu
 from ansible_collections.offload.testbed.plugins.module_utils.lab import vm as vm_lab
-
-STOP_WAIT = 20
-
-
-def read_running(files):
-    """The argv of the guest's QEMU process, or None when its pid file names no live QEMU."""
-    try:
-        with open(files["pidfile"]) as handle:
-            pid = int(handle.read().strip())
-        with open("/proc/%d/cmdline" % pid, "rb") as handle:
-            argv = vm_lab.running_argv(handle.read())
-    except (OSError, ValueError):
-        return None, None
-    return (argv, pid) if argv and "qemu" in os.path.basename(argv[0]) else (None, None)
-
-
-def backing_file(module, qemu_img, disk):
-    if not os.path.exists(disk):
-        return None
-    rc, out, _err = module.run_command([qemu_img, "info", "--output=json", "-U", disk])
-    if rc != 0:
-        return None
-    return module.from_json(out).get("backing-filename")
-
-
-def stop(module, pid):
-    os.kill(pid, signal.SIGTERM)
-    deadline = time.time() + STOP_WAIT
-    while time.time() < deadline and os.path.exists("/proc/%d" % pid):
-        time.sleep(0.2)
-    if os.path.exists("/proc/%d" % pid):
-        os.kill(pid, signal.SIGKILL)
-
-
-def remove(files, keys):
-    for key in keys:
-        if os.path.exists(files[key]):
-            os.unlink(files[key])
-
-
-def plan(module, lab):
-    """[(guest, action, pid)] for every guest."""
-    actions = []
-    for guest in lab["guests"]:
-        files = vm_lab.guest_files(lab["state_dir"], guest["name"])
-        running, pid = read_running(files)
-        action = vm_lab.plan_guest(guest, lab, running)
-        if lab["state"] == "running" and action is None and backing_file(module, lab["qemu_img"], files["disk"]) != lab["base_image"]:
-            action = "restart"
-        actions.append((guest, action, pid))
-    return actions
-
-
-def apply(module, lab, guest, action, pid):
-    files = vm_lab.guest_files(lab["state_dir"], guest["name"])
-    if action in ("stop", "restart") and pid:
-        stop(module, pid)
-        remove(files, ["pidfile", "monitor"] + (["disk"] if action == "stop" or lab["state"] == "running" else []))
-    if action in ("start", "restart"):
-        if not os.path.exists(files["disk"]):
-            module.run_command([lab["qemu_img"], "create", "-q", "-f", "qcow2", "-b", lab["base_image"], "-F", "qcow2", files["disk"]],
-                               check_rc=True)
-        rc, out, err = module.run_command(vm_lab.guest_argv(guest, lab))
-        if rc != 0:
-            module.fail_json(msg="guest %s did not start (rc=%d): %s; its console log: %s"
-                             % (guest["name"], rc, (err or out).strip(), files["console"]))
 
 
 def main():
@@ -170,25 +120,29 @@ def main():
         guests=dict(type="list", elements="dict", required=True),
         state=dict(type="str", choices=["running", "absent"], default="running"),
         base_image=dict(type="path"), state_dir=dict(type="path", required=True), public_key=dict(type="path"),
-        wire_base=dict(type="int", default=40000), accel=dict(type="str", choices=["tcg", "kvm"], default="tcg"),
+        wire_base=dict(type="int", default=40000), accel=dict(type="str", choices=["auto", "tcg", "kvm"], default="auto"),
+        probe_timeout=dict(type="int", default=60),
         qemu=dict(type="str", default="qemu-system-x86_64"), qemu_img=dict(type="str", default="qemu-img"),
     ), required_if=[("state", "running", ("base_image", "public_key"))], supports_check_mode=True)
     lab = dict(module.params)
     errors = vm_lab.validate(lab["guests"], lab["wire_base"])
     if errors:
         module.fail_json(msg="invalid VM lab, nothing changed: " + "; ".join(errors), errors=errors)
-    actions = plan(module, lab)
+    reason = "asked for (accel)"
+    if lab["accel"] == "auto":
+        lab["accel"], reason = qemu.resolve_accel(module, lab, lab["probe_timeout"]) if lab["state"] == "running" else ("tcg", "")
+    actions = qemu.plan(module, lab)
     commands = ["%s %s" % (action, shlex.join(vm_lab.guest_argv(guest, lab)) if action != "stop" else guest["name"])
                 for guest, action, _pid in actions if action]
     if not module.check_mode:
         os.makedirs(lab["state_dir"], exist_ok=True)
         for guest, action, pid in actions:
             if action:
-                apply(module, lab, guest, action, pid)
+                qemu.apply(module, lab, guest, action, pid)
     guests = dict((guest["name"], {"action": action or "none",
                                    "console": vm_lab.guest_files(lab["state_dir"], guest["name"])["console"]})
                   for guest, action, _pid in actions)
-    module.exit_json(changed=bool(commands), commands=commands, guests=guests)
+    module.exit_json(changed=bool(commands), commands=commands, guests=guests, accel=lab["accel"], accel_reason=reason)
 
 
 if __name__ == "__main__":

@@ -15,8 +15,10 @@ A wire is a point-to-point link between two guests' NICs: a pair of QEMU
 the host's own network. Its two ends take the ports ``wire_base + 2 * i`` and
 ``wire_base + 2 * i + 1`` for the ``i``-th wire in name order.
 
-The management NIC (``enp0s3``) is QEMU's user network with one port forward,
-``127.0.0.1:<ssh_port>`` to the guest's port 22. The guest learns its name and
+The management NIC (``enp0s3``) is QEMU's user network with port forwards on
+127.0.0.1: ``ssh_port`` to the guest's port 22, and each of ``forwards``
+(``[{"host": 24501, "guest": 4501}]``, TCP) for a service the controller
+talks to, such as the generator's TRex RPC ports. The guest learns its name and
 the lab's SSH key from ``fw_cfg`` entries (``opt/offload.testbed/hostname``
 and ``opt/offload.testbed/authorized_keys``), so all guests boot one image.
 
@@ -40,7 +42,7 @@ ACCELS = ("tcg", "kvm")
 # (bus i + 1: enp<i+1>s0), so the guest's interface names do not depend on which driver probes first.
 MGMT_SLOT = 3
 # Bump when the image recipe (roles/vm_lab/files/build-image.sh) changes what it writes.
-IMAGE_RECIPE = 1
+IMAGE_RECIPE = 3
 
 
 def image_key(suite, mirror, packages, recipe=IMAGE_RECIPE):
@@ -63,6 +65,9 @@ def _guest_errors(path, guest):
             errors.append("%s.model: %s is not a NIC this lab emulates; choose one of %s"
                           % (where, show(nic.get("model")), ", ".join(NIC_MODELS)))
         errors.append(mac_address(where + ".mac", nic.get("mac")))
+    for index, forward in enumerate(guest.get("forwards") or []):
+        where = "%s.forwards[%d]" % (path, index)
+        errors.extend([port_number(where + ".host", forward.get("host")), port_number(where + ".guest", forward.get("guest"))])
     return [error for error in errors if error]
 
 
@@ -82,9 +87,11 @@ def validate(guests, wire_base):
     for index, guest in enumerate(guests):
         path = "vm_lab_guests[%d]" % index
         errors.extend(_guest_errors(path, guest))
-        for value, seen, what in ((guest.get("name"), names, "name"), (guest.get("ssh_port"), ports, "ssh_port")):
+        host_ports = [(guest.get("ssh_port"), "ssh_port")] + [(forward.get("host"), "forwards[%d].host" % number)
+                                                               for number, forward in enumerate(guest.get("forwards") or [])]
+        for value, seen, what in [(guest.get("name"), names, "name")] + [(port, ports, key) for port, key in host_ports]:
             if value in seen:
-                errors.append("%s.%s: %s is used by another guest; give each guest its own" % (path, what, show(value)))
+                errors.append("%s.%s: %s is taken by another guest or port forward; give each its own" % (path, what, show(value)))
             seen.add(value)
         for mac in [guest.get("mgmt_mac")] + [nic.get("mac") for nic in guest.get("nics") or []]:
             if isinstance(mac, str) and mac.lower() in macs:
@@ -119,7 +126,12 @@ def guest_files(state_dir, name):
 
 def _machine(accel):
     argv = ["-machine", "q35,accel=%s,kernel-irqchip=split" % accel, "-device", "intel-iommu,intremap=on,caching-mode=on"]
-    return argv + ["-cpu", "max" if accel == "tcg" else "host"]
+    return argv + ["-cpu", "max"]
+
+
+def _forwards(guest):
+    """(host port, guest port) of every TCP forward of the management NIC, SSH first."""
+    return [(guest["ssh_port"], 22)] + [(forward["host"], forward["guest"]) for forward in guest.get("forwards") or []]
 
 
 def guest_argv(guest, lab):
@@ -129,7 +141,7 @@ def guest_argv(guest, lab):
     argv = [lab["qemu"], "-name", guest["name"]] + _machine(lab["accel"])
     argv += ["-smp", str(guest["cpus"]), "-m", str(guest["memory_mib"]),
              "-drive", "file=%s,if=virtio,format=qcow2" % files["disk"],
-             "-netdev", "user,id=mgmt,hostfwd=tcp:127.0.0.1:%d-:22" % guest["ssh_port"],
+             "-netdev", "user,id=mgmt" + "".join(",hostfwd=tcp:127.0.0.1:%d-:%d" % pair for pair in _forwards(guest)),
              "-device", "virtio-net-pci,netdev=mgmt,mac=%s,addr=0x%x" % (guest["mgmt_mac"], MGMT_SLOT)]
     for index, nic in enumerate(guest.get("nics") or []):
         local, peer = ports[(guest["name"], index)]
@@ -142,6 +154,16 @@ def guest_argv(guest, lab):
              "-monitor", "unix:%s,server=on,wait=off" % files["monitor"],
              "-daemonize", "-pidfile", files["pidfile"]]
     return argv
+
+
+def probe_argv(base_image, ssh_port, files):
+    """The KVM probe: the image as a throwaway snapshot, one vCPU, SSH forwarded to ``ssh_port``."""
+    return _machine("kvm") + ["-smp", "1", "-m", "1024",
+                              "-drive", "file=%s,if=virtio,format=qcow2,snapshot=on" % base_image,
+                              "-netdev", "user,id=mgmt,hostfwd=tcp:127.0.0.1:%d-:22" % ssh_port,
+                              "-device", "virtio-net-pci,netdev=mgmt,addr=0x%x" % MGMT_SLOT,
+                              "-display", "none", "-serial", "file:%s" % files["console"],
+                              "-daemonize", "-pidfile", files["pidfile"]]
 
 
 def running_argv(cmdline_bytes):

@@ -34,6 +34,11 @@ chroot "$root" useradd -m -s /bin/bash -G sudo lab
 echo 'lab ALL=(ALL) NOPASSWD:ALL' > "$root/etc/sudoers.d/lab"
 chmod 440 "$root/etc/sudoers.d/lab"
 rm -f "$root"/etc/ssh/ssh_host_*
+# Each guest makes its own machine-id at first boot: udev derives the MACs of
+# virtual interfaces (OVS internal ports) from it, and two guests with the same
+# one gave their "overlay" ports the same MAC.
+: > "$root/etc/machine-id"
+rm -f "$root/var/lib/dbus/machine-id"
 chroot "$root" systemctl enable -q systemd-networkd vm-lab-identity.service ssh-hostkeys.service
 # A getty on ttyS0 hangs up the console the log is read from.
 chroot "$root" systemctl mask -q serial-getty@ttyS0.service

@@ -42,6 +42,10 @@ def test_dut_health_reads_pid_flows_and_pmd(monkeypatch, tmp_path):
             (0, read(os.path.join(ROOT, "tests", "fixtures", "ovs_dpctl_dump_flows_offloaded_cx6_tc.txt")), ""),
         ("/usr/bin/ovs-appctl", "dpif-netdev/pmd-stats-show"):
             (0, read(os.path.join(ROOT, "tests", "fixtures", "ovs_appctl_pmd_stats_show_netdev_main_thread_debian12.txt")), ""),
+        # all_flows unset: hw-offload is false (as ovs-vsctl 3.1 printed it in the virtual lab), so only the offloaded flows
+        ("/usr/bin/ovs-vsctl", "--timeout=5", "--format=json", "--columns=other_config", "list", "Open_vSwitch"): (
+            0, '{"data":[[["map",[["default-datapath-type","netdev"],["emc-insert-inv-prob","0"],["hw-offload","false"]]]]],'
+               '"headings":["other_config"]}\n', ""),
     }
     if os.path.isdir("/run/systemd/system"):
         table[("/usr/bin/systemctl", "show", "-p", "NRestarts", "--value", "ovs-vswitchd")] = (0, "2\n", "")

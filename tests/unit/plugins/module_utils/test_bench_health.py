@@ -240,3 +240,11 @@ def test_only_the_read_only_pmd_stats_commands_are_allowed():
     assert bh.pmd_stats_command_error("dpif-doca/pmd-stats-show") is None
     assert bh.pmd_stats_command_error("") is None
     assert bh.pmd_stats_command_error("exit").startswith("pmd_stats_command: 'exit' is not a read-only ovs-appctl command")
+
+
+def test_hw_offload_and_the_kernel_datapath():
+    assert bh.hw_offload_on({"hw-offload": "true", "tc-policy": "skip_hw"}) and bh.hw_offload_on({"hw-offload": "TRUE"})
+    assert not bh.hw_offload_on({"hw-offload": "false"}) and not bh.hw_offload_on({}) and not bh.hw_offload_on(None)
+    # datapath_type unset is the kernel datapath, as system; netdev (the userspace datapath) and doca are not
+    assert bh.is_kernel_datapath("system") and bh.is_kernel_datapath("") and bh.is_kernel_datapath(None)
+    assert not bh.is_kernel_datapath("netdev") and not bh.is_kernel_datapath("doca")

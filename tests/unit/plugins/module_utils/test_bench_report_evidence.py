@@ -9,14 +9,29 @@ __metaclass__ = type
 
 from ansible_collections.offload.testbed.plugins.module_utils import bench_report_evidence as ev
 from ansible_collections.offload.testbed.plugins.module_utils import offload_facts as of
+from ansible_collections.offload.testbed.plugins.module_utils.ovs_dpctl import parse_dump_flows
+from ansible_collections.offload.testbed.tests.unit.plugins.module_utils.tool_fixtures import fixture as tool_fixture
 
 
 def offload(offloaded, software, conntrack=None):
-    before = {"flows": {"f": {"dp": "tc", "offloaded": "yes", "packets": 0}}, "all_flows": False, "pmd": {"pmd1": {"packets_received": 0}},
+    """A DOCA datapath's record: PMD threads and a flow offloaded:yes, dp:doca (no TC layer, so no TC share)."""
+    before = {"flows": {"f": {"dp": "doca", "offloaded": "yes", "packets": 0}}, "all_flows": False, "pmd": {"pmd1": {"packets_received": 0}},
               "tc": None, "conntrack": None, "queues": None}
-    after = dict(before, flows={"f": {"dp": "tc", "offloaded": "yes", "packets": offloaded}}, pmd={"pmd1": {"packets_received": software}},
+    after = dict(before, flows={"f": {"dp": "doca", "offloaded": "yes", "packets": offloaded}}, pmd={"pmd1": {"packets_received": software}},
                  conntrack=conntrack)
     return of.offload_use(before, after)
+
+
+def kernel_tc(grown_tc, grown_ovs, in_hw=0):
+    """A kernel datapath record with hw-offload, every flow dumped: the flows of the veth fixture (one dp:tc not_in_hw, two
+    dp:ovs), the dp:tc flow grown by ``grown_tc`` packets, the dp:ovs one to p2 by ``grown_ovs``, and a dp:tc offloaded:yes
+    flow (a ConnectX's) by ``in_hw``."""
+    flows = of.flow_counters(parse_dump_flows(tool_fixture("ovs_tc/ovs_dpctl_dump_flows_more_tc_not_in_hw_veth.txt")))
+    flows["hw"] = {"dp": "tc", "offloaded": "yes", "packets": 0}
+    grown = {"f8c9546b-6bfc-46a9-b901-a44f39bfff71": grown_tc, "a1957f09-85c5-4240-a690-4eb0bbcc467a": grown_ovs, "hw": in_hw}
+    later = dict((key, dict(flow, packets=flow["packets"] + grown.get(key, 0))) for key, flow in flows.items())
+    reading = {"all_flows": True, "pmd": {}, "tc": None, "conntrack": None, "queues": None}
+    return of.offload_use(dict(reading, flows=flows), dict(reading, flows=later))
 
 
 def cpu(share, others, cycles, packets):
@@ -74,3 +89,25 @@ def test_no_table_without_evidence():
     assert ev.evidence_table([row]) is None
     header, lines, notes = ev.evidence_table([dict(row, bound_trials=[{"offload": offload(0, 10)}])])
     assert dict(zip(header, lines[0]))["offloaded"] == ev.SOFTWARE_ONLY and len(notes) == 2
+
+
+def test_the_tc_share_stands_beside_the_hardware_share():
+    lab = ev.evidence_of([{"offload": kernel_tc(3000, 1000)}, {"offload": kernel_tc(4000, 0)}, {"offload": kernel_tc(1000, 1000)}])
+    # 0.75, 1.0 and 0.5 of the packets in TC: the median 0.75; none in hardware
+    assert lab["offloaded_share"] == 0.0 and lab["tc_share"] == 0.75 and lab["software_only"]
+    assert ev.offloaded_cell(lab) == "0.0 % in hardware, 75.0 % in TC"
+    connectx = ev.evidence_of([{"offload": kernel_tc(1000, 1000, in_hw=8000)}])
+    assert ev.offloaded_cell(connectx) == "80.0 % in hardware, 90.0 % in TC" and not connectx["software_only"]
+    # records without a TC count (a DOCA datapath, results of an older bench) keep the hardware share alone
+    doca = ev.evidence_of([{"offload": offload(90, 10)}, {"offload": dict(offload(80, 20), tc_share=None)}])
+    assert doca["tc_share"] is None and ev.offloaded_cell(doca) == "85.0 % offloaded"
+    assert ev.offloaded_cell({"offloaded_share": 0.5, "software_only": False, "notes": []}) == "50.0 % offloaded"
+
+
+def test_the_kernel_lab_table_says_where_its_packets_ran():
+    row = {"datapath": "system", "scenario": "routing", "protocol": "udp", "frame_size": 64, "goal": "pdr", "lower_bound": 1e5,
+           "bound_trials": [{"offload": kernel_tc(4000, 0)}]}
+    header, lines, notes = ev.evidence_table([row])
+    assert dict(zip(header, lines[0]))["offloaded"] == "0.0 % in hardware, 100.0 % in TC"
+    assert "in TC" in notes[0] and "not_in_hw" in notes[0]
+    assert notes[1].startswith("Every packet of the trials at the bounds of system ran in software") and "skip_hw" in notes[1]

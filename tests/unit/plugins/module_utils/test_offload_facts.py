@@ -109,7 +109,9 @@ def test_a_userspace_datapath_with_nothing_offloaded_is_all_software():
     record = of.offload_use(before, after)
     assert record["offloaded_packets"] == 0 and record["software_packets"] == 1000000
     assert record["offloaded_share"] == 0.0 and record["software_share"] == 1.0
-    assert record["sources"] == {"offloaded": "dump_flows", "software": "pmd_stats"} and record["notes"] == []
+    assert record["sources"] == {"offloaded": "dump_flows", "software": "pmd_stats", "tc": None} and record["notes"] == []
+    # no flow of the TC layer and no tc filter read: the TC count is not known, without a note (TC carries no userspace flow)
+    assert record["tc_packets"] is None and record["tc_share"] is None
 
 
 def test_offloaded_flows_against_the_pmd_threads():
@@ -127,8 +129,10 @@ def test_kernel_datapath_all_flows_and_tc():
     assert (record["offloaded_packets"], record["software_packets"]) == (153, 200) and record["sources"]["software"] == "dump_flows"
     tc_before = of.parse_tc_filters(fixture("tc_s_filter_show_ingress_not_in_hw_two_flower.txt"))
     record = of.offload_use(reading(tc={"enp0s3": {}}), reading(tc={"enp0s3": tc_before}))
-    assert record["sources"] == {"offloaded": "tc", "software": "tc"} and record["software_share"] == 1.0
+    assert record["sources"] == {"offloaded": "tc", "software": "tc", "tc": "tc"} and record["software_share"] == 1.0
     assert record["tc"]["enp0s3"]["not_in_hw_packets"] == 1
+    # every packet counted came from the tc filters: TC carried them all, and the note says what the total leaves out
+    assert (record["tc_packets"], record["tc_share"]) == (1, 1.0) and any("dp:ovs" in note for note in record["notes"])
 
 
 def test_nothing_known_says_so():
@@ -148,3 +152,72 @@ def test_evidence_of_a_dut_health_result_and_device_names():
     assert of.evidence_of(health) == {"flows": {}, "all_flows": False, "pmd": {}, "tc": {"p0": {}}, "conntrack": None, "queues": {}}
     assert of.evidence_of(None) is None
     assert of.split_device("ltb-gen/ltb-gen0") == ("ltb-gen", "ltb-gen0") and of.split_device("eth0") == (None, "eth0")
+
+
+OVS_TC = os.path.join(SHARED, "ovs_tc")
+
+
+def test_a_tc_flow_not_in_hardware_prints_dp_tc_without_offloaded():
+    # hw-offload=true on veths: the flower rule stays in software (not_in_hw), Open vSwitch prints dp:tc and no offloaded:
+    flows = of.flow_counters(parse_dump_flows(fixture("ovs_dpctl_dump_flows_more_tc_not_in_hw_veth.txt", OVS_TC)))
+    assert flows["f8c9546b-6bfc-46a9-b901-a44f39bfff71"] == {"dp": "tc", "offloaded": None, "packets": 1}
+    assert flows["a1957f09-85c5-4240-a690-4eb0bbcc467a"] == {"dp": "ovs", "offloaded": None, "packets": 0}
+    assert of.flows_by_dp({}, flows) == {"tc": {"flows": 1, "flows_with_packets": 1, "packets": 1, "offloaded": 0},
+                                         "ovs": {"flows": 2, "flows_with_packets": 0, "packets": 0, "offloaded": 0}}
+
+
+def test_the_kernel_datapath_with_tc_in_software_has_a_tc_share_and_no_hardware_share():
+    flows = of.flow_counters(parse_dump_flows(fixture("ovs_dpctl_dump_flows_more_tc_not_in_hw_veth.txt", OVS_TC)))
+    # new flows count all their packets: the one packet of the dp:tc flow, none on the dp:ovs ones
+    record = of.offload_use(reading({}, all_flows=True), reading(flows, all_flows=True))
+    assert (record["offloaded_packets"], record["software_packets"], record["tc_packets"]) == (0, 1, 1)
+    assert (record["offloaded_share"], record["software_share"], record["tc_share"]) == (0.0, 1.0, 1.0)
+    assert record["sources"] == {"offloaded": "dump_flows", "software": "dump_flows", "tc": "dump_flows"} and record["notes"] == []
+    # a trial that adds 3000 packets to the dp:tc flow and 1000 to the dp:ovs flow that outputs to p2
+    grown = {"f8c9546b-6bfc-46a9-b901-a44f39bfff71": 3000, "a1957f09-85c5-4240-a690-4eb0bbcc467a": 1000}
+    later = dict((key, dict(flow, packets=flow["packets"] + grown.get(key, 0))) for key, flow in flows.items())
+    record = of.offload_use(reading(flows, all_flows=True), reading(later, all_flows=True))
+    assert (record["offloaded_packets"], record["software_packets"], record["tc_packets"]) == (0, 4000, 3000)
+    assert (record["offloaded_share"], record["tc_share"]) == (0.0, 0.75)
+
+
+def test_a_connectx_bench_has_both_shares():
+    # the ConnectX-6 flows of OVN issue #207 (two dp:tc offloaded:yes, one dp:ovs) beside the not_in_hw dp:tc flow of
+    # the veth fixture, as one dump: the in_hw flow counts in both shares, the not_in_hw one in the TC share only
+    flows = of.flow_counters(parse_dump_flows(fixture("ovs_dpctl_dump_flows_m_tc_and_ovs_ovn207.txt")))
+    flows.update(of.flow_counters(parse_dump_flows(fixture("ovs_dpctl_dump_flows_more_tc_not_in_hw_veth.txt", OVS_TC))))
+    record = of.offload_use(reading({}, all_flows=True), reading(flows, all_flows=True))
+    assert (record["offloaded_packets"], record["software_packets"], record["tc_packets"]) == (153, 201, 154)
+    assert (record["offloaded_share"], record["tc_share"]) == (0.4322, 0.435)
+    assert record["flows_by_dp"]["tc"] == {"flows": 3, "flows_with_packets": 2, "packets": 154, "offloaded": 2}
+
+
+def test_tc_filters_in_software_count_in_tc_and_not_in_hardware():
+    filters = of.parse_tc_filters(fixture("tc_s_filter_show_flower_skip_hw_not_in_hw_ovs_ct.txt", OVS_TC))
+    assert filters == {"flower/ip/3/0/0x1": {"in_hw": False, "in_hw_count": None, "skip_sw": False, "skip_hw": True,
+                                             "packets": 101, "bytes": 151500, "hw_packets": None, "sw_packets": None}}
+    in_hw = of.parse_tc_filters(fixture("tc_s_filter_show_skip_sw_in_hw_hardware_stats.txt"))
+    record = of.offload_use(reading(tc={"eth0": {}, "p0": {}}), reading(tc={"eth0": filters, "p0": in_hw}))
+    assert record["sources"] == {"offloaded": "tc", "software": "tc", "tc": "tc"}
+    assert (record["offloaded_packets"], record["software_packets"], record["tc_packets"]) == (439622505, 101, 439622606)
+    assert (record["offloaded_share"], record["tc_share"]) == (1.0, 1.0) and record["tc"]["eth0"]["not_in_hw_packets"] == 101
+
+
+def test_offloaded_flows_only_leave_the_tc_count_unknown_and_say_why():
+    flows = of.flow_counters(parse_dump_flows(fixture("ovs_dpctl_dump_flows_m_tc_and_ovs_ovn207.txt")))
+    offloaded = dict((key, flow) for key, flow in flows.items() if flow["offloaded"] == "yes")
+    record = of.offload_use(reading({}), reading(offloaded))
+    assert record["tc_packets"] is None and record["tc_share"] is None and record["sources"]["tc"] is None
+    assert any(note.startswith("packets in TC not known") and "all_flows" in note for note in record["notes"])
+    # every flow in one reading only is not every flow in both: nothing is counted from the missing ones
+    record = of.offload_use(reading(offloaded), reading(flows, all_flows=True))
+    assert record["sources"]["software"] is None and record["tc_packets"] is None
+
+
+def test_a_tc_count_above_the_total_is_capped():
+    # the flow dump (dut_health) and the tc filters (offload_facts) are read a moment apart: 105 packets more in the filters
+    in_hw = of.parse_tc_filters(fixture("tc_s_filter_show_skip_sw_in_hw_hardware_stats.txt"))
+    flows = {"u": {"dp": "tc", "offloaded": "yes", "packets": 439622400}}
+    record = of.offload_use(reading({}, tc={"p0": {}}), reading(flows, tc={"p0": in_hw}))
+    assert (record["offloaded_packets"], record["software_packets"], record["tc_packets"]) == (439622400, 0, 439622505)
+    assert record["tc_share"] == 1.0 and any("capped at 1.0" in note for note in record["notes"])

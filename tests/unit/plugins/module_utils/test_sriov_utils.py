@@ -127,7 +127,7 @@ NAMES = {'pf': 'sriov_switchdev_pfs[0].name', 'pci': 'sriov_switchdev_pfs[0].pci
      "sriov_switchdev_pfs[0].name: 'enp8s0f1v0' is not an SR-IOV PF (its device 0000:08:01.0 has no sriov_totalvfs); write the name "
      'of a PF (this host has enp8s0f1np1)'),
     ({'vf_driver': 'mlx5-core'}, {'driver_exists': False, 'driver_path': '/sys/bus/pci/drivers/mlx5-core'},
-     "sriov_switchdev_vf_driver: 'mlx5-core' is no PCI driver of this host (nothing at /sys/bus/pci/drivers/mlx5-core) (the PF's "
+     "sriov_switchdev_vf_driver: 'mlx5-core' is no PCI driver of this host (nothing at /sys/bus/pci/drivers/mlx5-core) nor a module of its kernel (the PF's "
      "driver is mlx5_core); write the VFs' driver, mlx5_core for a ConnectX, or load it first (modprobe)"),
     ({'timeout': 0}, {}, 'sriov_switchdev_timeout: 0 is outside 1..3600; give the seconds to wait for the VF netdevs and '
                          'representors, for example 30'),

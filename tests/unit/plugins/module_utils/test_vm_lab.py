@@ -25,7 +25,7 @@ def test_every_problem_at_once_naming_the_variable():
     guests[1]["nics"][0]["mac"] = "52:54:00:0b:00:02"
     errors = vm_lab.validate(guests, 40000)
     assert "vm_lab_guests[0].memory_mib: 100 is outside 512..65536; give the guest's memory in MiB, for example 2048" in errors
-    assert "vm_lab_guests[1].ssh_port: 2222 is used by another guest; give each guest its own" in errors
+    assert "vm_lab_guests[1].ssh_port: 2222 is taken by another guest or port forward; give each its own" in errors
     assert any(e.startswith("vm_lab_guests[1].nics[0].model: 'mlx5' is not a NIC this lab emulates") for e in errors)
     assert "vm_lab_guests[1]: MAC 52:54:00:0b:00:02 is used twice; every NIC of the lab needs its own" in errors
     assert len(errors) == 4
@@ -77,3 +77,21 @@ def test_the_plan_of_a_guest():
 
 def test_proc_cmdline_is_read_as_argv():
     assert vm_lab.running_argv(b"qemu-system-x86_64\0-name\0dut01\0") == ["qemu-system-x86_64", "-name", "dut01"]
+
+
+def test_port_forwards_of_the_management_nic():
+    guests = copy.deepcopy(GUESTS)
+    guests[1]["forwards"] = [{"host": 24501, "guest": 4501}, {"host": 24500, "guest": 4500}]
+    lab = dict(LAB, guests=guests)
+    argv = vm_lab.guest_argv(guests[1], lab)
+    assert argv[argv.index("-netdev") + 1] == (
+        "user,id=mgmt,hostfwd=tcp:127.0.0.1:2223-:22,hostfwd=tcp:127.0.0.1:24501-:4501,hostfwd=tcp:127.0.0.1:24500-:4500")
+
+
+def test_a_forward_on_a_taken_port_or_out_of_range_is_refused():
+    guests = copy.deepcopy(GUESTS)
+    guests[1]["forwards"] = [{"host": 2222, "guest": 4501}, {"host": 24500, "guest": 70000}]
+    errors = vm_lab.validate(guests, 40000)
+    assert "vm_lab_guests[1].forwards[0].host: 2222 is taken by another guest or port forward; give each its own" in errors
+    assert any(e.startswith("vm_lab_guests[1].forwards[1].guest: 70000") for e in errors)
+    assert len(errors) == 2

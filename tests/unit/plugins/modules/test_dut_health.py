@@ -29,3 +29,53 @@ def test_all_flows_counts_only_the_offloaded_ones_as_offloaded(monkeypatch, tmp_
     # two flows offloaded:yes dp:tc (one carried packets), one dp:ovs left in the kernel datapath
     assert (result["offloaded_flows"], result["offloaded_flows_with_packets"]) == (2, 1) and result["all_flows"] is True
     assert result["flow_counters"]["34a47ff4-1e36-41cd-953e-909b51e5bf79"] == {"dp": "ovs", "offloaded": None, "packets": 200}
+
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+VSCTL = ("/usr/bin/ovs-vsctl", "--timeout=5", "--format=json")
+OTHER_CONFIG = VSCTL + ("--columns=other_config", "list", "Open_vSwitch")
+DUMP_ALL = ("/usr/bin/ovs-appctl", "dpctl/dump-flows", "-m")
+
+
+def read(*parts):
+    with open(os.path.join(*parts)) as handle:
+        return handle.read()
+
+
+def health(monkeypatch, tmp_path, args, table):
+    """dut_health with ovs-vswitchd running, ovs-appctl and ovs-vsctl installed and no PMD statistics asked for."""
+    monkeypatch.setattr(dut_health, "read_pid", lambda pidfiles: (4457, 123456))
+    monkeypatch.setattr(dut_health, "read_cpu", lambda pid: {"clk_tck": 100, "monotonic": 1.0, "times": {}, "pmd_threads": []})
+    monkeypatch.setattr(dut_health.AnsibleModule, "get_bin_path",
+                        lambda self, name, *a, **kw: "/usr/bin/" + name if name in ("ovs-appctl", "ovs-vsctl") else None)
+    return run_module(dut_health.main, dict(args, pmd_stats_command="", core_dirs=[str(tmp_path)]), table, monkeypatch)
+
+
+def test_hw_offload_on_the_kernel_datapath_dumps_every_flow(monkeypatch, tmp_path):
+    # the ASAP2 bench's switch database (hw-offload=true, bridges on the kernel datapath) and, as its dump, the veth
+    # fixture's flows: a dp:tc flow not in hardware, which type=offloaded would have left out, and two dp:ovs
+    table = {OTHER_CONFIG: (0, read(HERE, "fixtures", "dut_health", "asap2_other_config.json"), ""),
+             VSCTL + ("list", "Bridge"): (0, read(HERE, "fixtures", "dut_health", "asap2_list_Bridge.json"), ""),
+             DUMP_ALL: (0, read(HERE, "..", "..", "..", "fixtures", "ovs_tc", "ovs_dpctl_dump_flows_more_tc_not_in_hw_veth.txt"), "")}
+    result, failed, calls = health(monkeypatch, tmp_path, {}, table)
+    assert not failed and calls == list(table)
+    assert result["all_flows"] is True and (result["offloaded_flows"], result["offloaded_flows_with_packets"]) == (0, 0)
+    assert result["flow_counters"]["f8c9546b-6bfc-46a9-b901-a44f39bfff71"] == {"dp": "tc", "offloaded": None, "packets": 1}
+
+
+def test_hw_offload_on_userspace_bridges_or_all_flows_false_dumps_the_offloaded_ones(monkeypatch, tmp_path):
+    offloaded = ("/usr/bin/ovs-appctl", "dpctl/dump-flows", "-m", "type=offloaded")
+    # hw-offload=true (the ASAP2 bench's record) with only the virtual lab's netdev bridge: no TC
+    table = {OTHER_CONFIG: (0, read(HERE, "fixtures", "dut_health", "asap2_other_config.json"), ""),
+             VSCTL + ("list", "Bridge"): (0, read(HERE, "fixtures", "virtual_lab", "built_ovs_bridge.json"), ""),
+             offloaded: (0, "", "")}
+    result, failed, calls = health(monkeypatch, tmp_path, {}, table)
+    assert not failed and calls == list(table) and result["all_flows"] is False and result["flow_counters"] == {}
+    # all_flows: false is kept whatever the switch's configuration: the database is not read
+    result, failed, calls = health(monkeypatch, tmp_path, {"all_flows": False}, {offloaded: (0, "", "")})
+    assert not failed and calls == [offloaded] and result["all_flows"] is False
+    # a database that cannot be read leaves only the offloaded flows
+    table = {OTHER_CONFIG: (1, "", "ovs-vsctl: unix:/var/run/openvswitch/db.sock: database connection failed (No such file or directory)\n"),
+             offloaded: (0, "", "")}
+    result, failed, calls = health(monkeypatch, tmp_path, {}, table)
+    assert not failed and calls == list(table) and result["all_flows"] is False

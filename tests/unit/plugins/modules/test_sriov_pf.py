@@ -5,6 +5,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import shutil
 
 import pytest
 
@@ -217,7 +218,7 @@ def snapshot(root):
      "sriov_switchdev_vf_macs: VFs 0 and 1 have the same MAC 50:54:00:00:00:06; give each VF its own"),
     ({"vf_macs": {"0": "ff:ff:ff:ff:ff:ff"}}, [SHOW], "sriov_switchdev_vf_macs[0]: 'ff:ff:ff:ff:ff:ff' is a multicast address"),
     ({"vf_driver": "mlx5-core"}, [SHOW],
-     "sriov_switchdev_vf_driver: 'mlx5-core' is no PCI driver of this host (nothing at %s/bus/pci/drivers/mlx5-core) (the PF's "
+     "sriov_switchdev_vf_driver: 'mlx5-core' is no PCI driver of this host (nothing at %s/bus/pci/drivers/mlx5-core) nor a module of its kernel (the PF's "
      "driver is mlx5_core)"),
     ({"timeout": 0}, [SHOW], "sriov_switchdev_timeout: 0 is outside 1..3600"),
 ])
@@ -258,3 +259,48 @@ def test_validate_only_reports_and_changes_nothing(tmp_path, monkeypatch):
     bad, failed, calls = run_module(sriov_pf.main, args(sysfs, validate_only=True, numvfs=9), Nic(sysfs).table(), monkeypatch)
     assert not failed and bad["errors"][0].startswith("numvfs: 9 is outside 0..8, the VFs enp8s0f1np1 can have (sriov_totalvfs)")
     assert snapshot(str(tmp_path)) == before
+
+
+def test_legacy_on_a_pf_without_eswitch_loads_the_vf_module_and_never_calls_devlink_set(tmp_path, monkeypatch):
+    # igb: devlink shows no eswitch (what the VM lab's dut01 answered), igbvf is a module that loads with the VFs.
+    sysfs = fake_host(tmp_path)
+    modules = tmp_path / "lib" / "modules" / os.uname()[2]
+    modules.mkdir(parents=True)
+    (modules / "modules.dep").write_text("kernel/drivers/net/ethernet/intel/igbvf/igbvf.ko.xz:\n")
+    answer = (1, "", "kernel answers: No such device")
+    table = Nic(sysfs).table({SHOW: answer, ("devlink", "dev", "eswitch", "show", H): answer,
+                              ("modprobe", "igbvf"): lambda calls: (0, "", "")})
+    numvfs = os.path.join(sysfs, "class", "net", PF, "device", "sriov_numvfs")
+    result, failed, calls = run_module(sriov_pf.main, args(sysfs, mode="legacy", vf_driver="igbvf", links_up=False), table, monkeypatch)
+    assert not failed, result
+    assert result["commands"][:2] == ["modprobe igbvf", "echo 2 > %s" % numvfs]
+    assert not any(command.startswith("devlink dev eswitch set") for command in result["commands"])
+    assert result["mode"] == "legacy"
+
+
+def test_legacy_refuses_a_vf_driver_the_kernel_does_not_have(tmp_path, monkeypatch):
+    sysfs = fake_host(tmp_path)
+    answer = (1, "", "kernel answers: No such device")
+    table = Nic(sysfs).table({SHOW: answer, ("devlink", "dev", "eswitch", "show", H): answer})
+    result, failed, calls = run_module(sriov_pf.main, args(sysfs, mode="legacy", vf_driver="igbvf", names=NAMES), table, monkeypatch)
+    assert failed and result["errors"] == [
+        "sriov_switchdev_vf_driver: 'igbvf' is no PCI driver of this host (nothing at %s/bus/pci/drivers/igbvf) nor a module of "
+        "its kernel (the PF's driver is mlx5_core); write the VFs' driver, mlx5_core for a ConnectX, or load it first (modprobe)" % sysfs]
+
+
+def test_a_vf_given_to_vfio_keeps_its_driver_and_gets_its_mac_on_the_pf_side(tmp_path, monkeypatch):
+    # dpdk_host bound VF 1 to vfio-pci (the VM lab's second run): no netdev, and binding mlx5_core would be refused (busy).
+    sysfs = fake_host(tmp_path)
+    with open(os.path.join(sysfs, "class", "net", PF, "device", "sriov_numvfs"), "w") as handle:
+        handle.write("2\n")
+    vf1 = os.path.join(sysfs, "bus", "pci", "devices", "0000:08:01.1")
+    shutil.rmtree(os.path.join(vf1, "net"))
+    os.makedirs(os.path.join(sysfs, "bus", "pci", "drivers", "vfio-pci"))
+    os.symlink(os.path.join("..", "..", "drivers", "vfio-pci"), os.path.join(vf1, "driver"))
+    nic = Nic(sysfs, mode="switchdev")
+    result, failed, calls = run_module(sriov_pf.main, args(sysfs), nic.table(), monkeypatch)
+    assert not failed, result
+    assert "ip link set dev enp8s0f1np1 vf 1 mac b2:23:54:c4:4c:cf" in result["commands"]
+    assert not [command for command in result["commands"] if "bind" in command or "enp8s0f1v1" in command]
+    assert result["vfs"][1]["driver"] == "vfio-pci" and result["vfs"][1]["netdev"] is None
+    assert result["vfs"][0]["netdev"] == "enp8s0f1v0"

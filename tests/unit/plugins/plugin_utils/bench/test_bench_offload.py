@@ -16,7 +16,8 @@ import os
 
 from ansible_collections.offload.testbed.plugins.module_utils import bench_report as report
 from ansible_collections.offload.testbed.plugins.module_utils import bench_report_evidence as evidence
-from ansible_collections.offload.testbed.plugins.module_utils.offload_facts import parse_queue_counters
+from ansible_collections.offload.testbed.plugins.module_utils.offload_facts import flow_counters, parse_queue_counters
+from ansible_collections.offload.testbed.plugins.module_utils.ovs_dpctl import parse_dump_flows
 from ansible_collections.offload.testbed.tests.unit.plugins.plugin_utils.bench.test_bench_run import FakeGenerator, bench, on_disk
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -59,6 +60,26 @@ def readings(offloaded_per_trial=0, queues=None):
     return health
 
 
+def kernel_lab(tc_per_trial, ovs_per_trial):
+    """``health()`` of a DUT on the kernel datapath with hw-offload and no NIC to offload to, every flow dumped: the flows of
+    tests/fixtures/ovs_tc/ovs_dpctl_dump_flows_more_tc_not_in_hw_veth.txt (one dp:tc not in hardware, two dp:ovs), the dp:tc
+    one carrying ``tc_per_trial`` packets a trial and the dp:ovs one to p2 ``ovs_per_trial``; no PMD thread."""
+    with open(os.path.join(HERE, "..", "..", "..", "..", "fixtures", "ovs_tc", "ovs_dpctl_dump_flows_more_tc_not_in_hw_veth.txt")) as handle:
+        flows = flow_counters(parse_dump_flows(handle.read()))
+    per_trial = {"f8c9546b-6bfc-46a9-b901-a44f39bfff71": tc_per_trial, "a1957f09-85c5-4240-a690-4eb0bbcc467a": ovs_per_trial}
+    state, base = {"n": 0}, readings()
+
+    def health():
+        n = state["n"]
+        state["n"] += 1
+        reading = base()
+        reading.update(all_flows=True, pmd={}, offloaded_flows=0, offloaded_flows_with_packets=0,
+                       flow_counters=dict((key, dict(flow, packets=flow["packets"] + per_trial.get(key, 0) * n)) for key, flow in flows.items()))
+        reading["cpu"]["pmd_threads"] = []
+        return reading
+    return health
+
+
 def veth(_n):
     return {"ltb-gen0": parse_queue_counters(fixture("ethtool_S_veth_lab_host.txt"))}
 
@@ -81,7 +102,8 @@ def test_the_virtual_lab_records_every_packet_in_software(tmp_path):
     document = run_with(tmp_path, readings(queues=veth))
     trial = document["searches"][0]["trials"][0]
     assert trial["offload"]["offloaded_share"] == 0.0 and trial["offload"]["software_share"] == 1.0
-    assert trial["offload"]["sources"] == {"offloaded": "dump_flows", "software": "pmd_stats"}
+    assert trial["offload"]["sources"] == {"offloaded": "dump_flows", "software": "pmd_stats", "tc": None}
+    assert trial["offload"]["tc_packets"] is None and trial["offload"]["tc_share"] is None
     assert trial["offload"]["software_packets"] == 1000000 and trial["offload"]["flows_by_dp"] == {}
     assert trial["rx_queues"]["ltb-gen0"]["max_over_mean"] is None and "veth" in trial["rx_queues"]["ltb-gen0"]["note"]
     assert trial["cpu"]["pmd_stats"][0]["cycles_per_packet"] == 2000.0 and trial["cpu"]["others"] == 0.5
@@ -113,3 +135,16 @@ def test_results_without_evidence_have_no_evidence_table(tmp_path):
     tables, _entries = report.tables_of([document])
     assert "Offload evidence and CPU cost at the bounds" not in [table[0] for table in tables if isinstance(table, tuple)]
     assert all("offload" not in trial for trial in document["searches"][0]["trials"])
+
+
+def test_the_kernel_datapath_with_tc_in_software_records_its_tc_share(tmp_path):
+    document = run_with(tmp_path, kernel_lab(3000000, 1000000), datapath="system")
+    trial = document["searches"][0]["trials"][0]
+    assert trial["offload"]["sources"] == {"offloaded": "dump_flows", "software": "dump_flows", "tc": "dump_flows"}
+    assert (trial["offload"]["offloaded_packets"], trial["offload"]["software_packets"], trial["offload"]["tc_packets"]) == (0, 4000000, 3000000)
+    assert (trial["offload"]["offloaded_share"], trial["offload"]["tc_share"]) == (0.0, 0.75)
+    assert trial["offload"]["flows_by_dp"]["tc"] == {"flows": 1, "flows_with_packets": 1, "packets": 3000000, "offloaded": 0}
+    header, lines, notes = evidence.evidence_table(report.bound_rows(report.rows_of([document])))
+    line = dict(zip(header, lines[0]))
+    assert line["offloaded"] == "0.0 % in hardware, 75.0 % in TC" and line["cores used"] == "0.00 PMD + 1.50 other"
+    assert any(note.startswith("Every packet of the trials at the bounds of system ran in software") for note in notes)

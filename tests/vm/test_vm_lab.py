@@ -1,0 +1,143 @@
+"""The VM lab, run for real (docs/vm_lab.md): three Debian guests under QEMU,
+reached over SSH with become; playbooks/site.yml on them, then compare.yml
+(the kernel datapath with TC flower against without), a second run that must
+change nothing, a real reboot of the DUT, and the lab removed.
+
+What is checked on the guests is read on the guests (over the same SSH), and
+what is checked in the results is read from the results files. One module
+fixture runs the lab once; each test reads one part of what it left.
+"""
+import glob
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BIN = os.environ.get("BIN") or os.path.join(ROOT, ".venv", "bin")
+INVENTORY = os.path.join(ROOT, "inventories", "vm")
+DUT_PF = "enp2s0"
+DUT_VF_MACS = ["52:54:00:0e:00:10", "52:54:00:0e:00:11"]
+DPDK_VF = "0000:02:10.2"
+
+
+def _env(tmp_path):
+    base = tmp_path / "collections"
+    (base / "ansible_collections" / "offload").mkdir(parents=True)
+    os.symlink(ROOT, base / "ansible_collections" / "offload" / "testbed")
+    return dict(os.environ, ANSIBLE_COLLECTIONS_PATH=str(base), ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
+                ANSIBLE_NOCOLOR="1", ANSIBLE_HOME=str(tmp_path / "ansible-home"))
+
+
+class Lab(object):
+    """Runs the lab's playbooks and commands on its guests; keeps each playbook's time and log."""
+
+    def __init__(self, tmp_path):
+        self.env = _env(tmp_path)
+        self.logs = tmp_path
+        self.results = str(tmp_path / "results")
+        self.suffix = "-vmtest"
+        self.times = {}
+
+    def playbook(self, name, playbook, *args, json_out=False):
+        env = dict(self.env, ANSIBLE_STDOUT_CALLBACK="ansible.posix.json") if json_out else self.env
+        started = time.time()
+        proc = subprocess.run([os.path.join(BIN, "ansible-playbook"), "-i", INVENTORY, os.path.join(ROOT, "playbooks", playbook)]
+                              + list(args), env=env, cwd=ROOT, capture_output=True, text=True, check=False)
+        self.times[name] = round(time.time() - started)
+        (self.logs / ("%s.log" % name)).write_text(proc.stdout + proc.stderr)
+        print("vm lab: %s took %d s (log %s)" % (name, self.times[name], self.logs / ("%s.log" % name)))
+        assert proc.returncode == 0, "%s failed:\n%s" % (name, (proc.stdout + proc.stderr)[-6000:])
+        return json.loads(proc.stdout) if json_out else proc.stdout
+
+    def bench_args(self):
+        return ["-e", "bench_results_dir=%s" % self.results, "-e", "bench_run_suffix=%s" % self.suffix]
+
+    def shell(self, host, command):
+        """stdout of ``command`` run as root on a guest (Ansible's command module over the lab's SSH)."""
+        proc = subprocess.run([os.path.join(BIN, "ansible"), "-i", INVENTORY, host, "-o", "-m", "ansible.builtin.shell", "-a", command],
+                              env=self.env, cwd=ROOT, capture_output=True, text=True, check=False)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return proc.stdout.split("(stdout)", 1)[-1].replace("\\n", "\n").strip()
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    lab = Lab(tmp_path_factory.mktemp("vm-lab"))
+    try:
+        lab.playbook("up", "vm_lab.yml")
+        lab.playbook("site", "site.yml", *lab.bench_args())
+        lab.playbook("compare", "compare.yml", *lab.bench_args())
+        lab.second = lab.playbook("site-again", "site.yml", "--tags", "prepare,ovn_build,datapath,topology", json_out=True)
+        yield lab
+    finally:
+        lab.playbook("down", "vm_lab.yml", "-e", "vm_lab_state=absent")
+        print("vm lab: times in seconds %s" % json.dumps(lab.times))
+
+
+def _results(lab, label):
+    documents = []
+    for path in glob.glob(os.path.join(lab.results, "*.json")):
+        with open(path) as handle:
+            document = json.load(handle)
+        if isinstance(document, dict) and document.get("datapath") == label:
+            documents.append(document)
+    return documents
+
+
+def test_a_second_run_changes_nothing_in_prepare_datapath_and_topology(lab):
+    changed = dict((host, stats["changed"]) for host, stats in lab.second["stats"].items())
+    assert changed == {"ctl01": 0, "dut01": 0, "gen01": 0}, changed
+
+
+def test_boot_arguments_took_effect_through_grub_and_a_real_reboot(lab):
+    cmdline = lab.shell("dut01", "cat /proc/cmdline").split()
+    assert {"intel_iommu=on", "iommu=pt", "hugepagesz=2M", "hugepages=256", "isolcpus=1"} <= set(cmdline), cmdline
+    assert lab.shell("dut01", "cat /sys/devices/system/cpu/isolated") == "1"
+    assert lab.shell("dut01", "cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages") == "256"
+    assert lab.shell("dut01", "test -f /etc/default/grub.d/90-offload-testbed.cfg && echo grub") == "grub"
+
+
+def test_legacy_sriov_vfs_with_both_macs_and_a_vf_on_vfio_under_the_viommu(lab):
+    link = json.loads(lab.shell("dut01", "ip -j link show dev %s" % DUT_PF))[0]
+    assert [vf["address"] for vf in link["vfinfo_list"]] == DUT_VF_MACS
+    assert lab.shell("dut01", "cat /sys/class/net/%s/device/virtfn0/net/*/address" % DUT_PF) == DUT_VF_MACS[0]
+    assert lab.shell("dut01", "basename $(readlink /sys/bus/pci/devices/%s/driver)" % DPDK_VF) == "vfio-pci"
+    assert lab.shell("dut01", "ls /sys/bus/pci/devices/%s/iommu_group/devices" % DPDK_VF) == DPDK_VF
+
+
+def test_ovn_with_ssl_and_geneve_between_the_two_chassis(lab):
+    show = lab.shell("ctl01", "ovn-sbctl --db=unix:/var/run/ovn/ovnsb_db.sock show")
+    assert "Chassis dut01" in show and "Chassis gen01" in show and show.count("Encap geneve") == 2
+    for chassis in ("dut01", "gen01"):
+        assert lab.shell(chassis, "ovs-vsctl get Open_vSwitch . external_ids:ovn-remote") == '"ssl:10.10.0.4:6642"'
+        assert lab.shell(chassis, "ovn-appctl -t ovn-controller connection-status") == "connected"
+    assert "type: geneve" in lab.shell("dut01", "ovs-vsctl show")
+
+
+def test_results_carry_the_guest_kernel_the_datapath_and_a_tc_share(lab):
+    system, with_tc = _results(lab, "system"), _results(lab, "system-tc")
+    assert system and with_tc
+    for document in system + with_tc:
+        assert document["metadata"]["dut_system"]["kernel"].endswith("-amd64")
+        assert "VM lab" in document["metadata"]["lab"]
+    offload = [trial["offload"] for document in with_tc for search in document["searches"] for trial in search["trials"]
+               if trial.get("offload") and trial["offload"].get("tc_share") is not None]
+    assert offload and max(record["tc_share"] for record in offload) > 0
+    assert all(record["offloaded_share"] == 0.0 for record in offload if record["offloaded_share"] is not None)
+
+
+def test_the_report_opens_with_the_kernel_datapath_comparison(lab):
+    with open(os.path.join(lab.results, "report", "report.md")) as handle:
+        first = handle.readline()
+    assert "system-tc against system" in first
+
+
+def test_vfs_and_their_macs_come_back_after_another_reboot(lab):
+    subprocess.run([os.path.join(BIN, "ansible"), "-i", INVENTORY, "dut01", "-m", "ansible.builtin.reboot", "-a", "reboot_timeout=600"],
+                   env=lab.env, cwd=ROOT, check=True, capture_output=True)
+    link = json.loads(lab.shell("dut01", "ip -j link show dev %s" % DUT_PF))[0]
+    assert [vf["address"] for vf in link["vfinfo_list"]] == DUT_VF_MACS
+    assert lab.shell("dut01", "systemctl show -p Result --value offload-testbed-sriov-switchdev.service") == "success"
