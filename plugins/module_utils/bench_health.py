@@ -321,7 +321,8 @@ def hw_tc_offload_errors(system):
     ``hw-tc-offload`` is off (or that lists none), while ``other_config:hw-offload`` is true. ``system`` is ``dut_health``'s
     (``ovs_other_config``, ``hw_tc_offload``: port -> on, off or None); empty when hw-offload is off or nothing is off."""
     system = system or {}
-    if not hw_offload_on(system.get("ovs_other_config")):
+    if not hw_offload_on(system.get("ovs_other_config")) or (system.get("ovs_other_config") or {}).get("tc-policy") == "skip_hw":
+        # tc-policy=skip_hw asks for TC flower rules in software: hw-tc-offload does not matter.
         return []
     ports = system.get("hw_tc_offload") or {}
     errors = []

@@ -570,8 +570,9 @@ def hw_tc_offload_devices(v, prefix="ovs_"):
     software without a word (the ConnectX-6 Dx ASAP2 bench: ``ethtool -k PF`` must show ``hw-tc-offload: on``). They are
     the uplink (the PF) and every representor the role puts on a bridge, when their interface type is a system device;
     ``var`` names the variable that declares each one. Empty on the other datapaths: OVS-DOCA and OVS-DPDK do not
-    offload through TC."""
-    if v.get("datapath") != "system" or not truth(v.get("hw_offload")):
+    offload through TC. Empty too with ``other_config: {tc-policy: skip_hw}``: the TC rules are asked to stay in
+    software (a NIC without TC offload, as the VM lab's igb, whose hw-tc-offload is off [fixed])."""
+    if v.get("datapath") != "system" or not truth(v.get("hw_offload")) or (v.get("other_config") or {}).get("tc-policy") == "skip_hw":
         return []
     devices = []
     if v.get("uplink") and (v.get("uplink_type") or "") in ("", "system"):

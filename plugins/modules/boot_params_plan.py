@@ -39,7 +39,9 @@ attributes:
     description: Nothing changes, so there is no diff.
 options:
   iommu:
-    description: C(intel) or C(amd) add C(<vendor>_iommu=on iommu=pt); C(auto) picks the IOMMU the ACPI tables announce (C(DMAR) Intel, C(IVRS) AMD), else the CPU vendor's; C(none) adds no IOMMU argument.
+    description:
+      - C(intel) or C(amd) add C(<vendor>_iommu=on iommu=pt); C(auto) picks the IOMMU the ACPI tables announce
+        (C(DMAR) Intel, C(IVRS) AMD), else the CPU vendor's; C(none) adds no IOMMU argument.
     type: str
     choices: [auto, intel, amd, none]
     default: auto

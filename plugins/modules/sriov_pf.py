@@ -52,7 +52,7 @@ options:
     required: true
   mode:
     description:
-      - Eswitch mode. C(legacy) also serves a PF without an eswitch (devlink shows none, as on C(igb)): its VFs are made
+      - Eswitch mode. C(legacy) also serves a PF without an eswitch (devlink shows none, as on C(igb)); its VFs are made
         without C(devlink), and a VF driver that is a module not loaded yet is loaded first (O(modprobe)).
     type: str
     choices: [switchdev, legacy]

@@ -87,8 +87,8 @@ def validate(guests, wire_base):
     for index, guest in enumerate(guests):
         path = "vm_lab_guests[%d]" % index
         errors.extend(_guest_errors(path, guest))
-        host_ports = [(guest.get("ssh_port"), "ssh_port")] + [(forward.get("host"), "forwards[%d].host" % number)
-                                                               for number, forward in enumerate(guest.get("forwards") or [])]
+        forwards = enumerate(guest.get("forwards") or [])
+        host_ports = [(guest.get("ssh_port"), "ssh_port")] + [(forward.get("host"), "forwards[%d].host" % number) for number, forward in forwards]
         for value, seen, what in [(guest.get("name"), names, "name")] + [(port, ports, key) for port, key in host_ports]:
             if value in seen:
                 errors.append("%s.%s: %s is taken by another guest or port forward; give each its own" % (path, what, show(value)))

@@ -63,7 +63,9 @@ def test_the_probe_runs_once_per_qemu_and_kernel(tmp_path, monkeypatch):
 
 
 def test_check_mode_without_an_answer_starts_nothing(tmp_path, monkeypatch):
-    monkeypatch.setattr(qemu, "kvm_probe", lambda *args: (_ for _ in ()).throw(AssertionError("probed in check mode")))
+    def probe(*args):
+        raise AssertionError("probed in check mode: %r" % (args,))
+    monkeypatch.setattr(qemu, "kvm_probe", probe)
     module = FakeModule()
     module.check_mode = True
     lab = {"qemu": "qemu-system-x86_64", "state_dir": str(tmp_path / "guests"), "base_image": "/img.qcow2"}

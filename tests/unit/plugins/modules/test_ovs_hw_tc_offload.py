@@ -201,3 +201,13 @@ def test_the_benchmark_starts_when_every_port_has_it_on_or_without_hw_offload(mo
     assert FILTERS["ovs_hw_tc_offload_errors"](None) == []
     with pytest.raises(AnsibleFilterError):
         FILTERS["ovs_hw_tc_offload_errors"]("ens1f0np0")
+
+
+def test_tc_policy_skip_hw_needs_no_hw_tc_offload():
+    # The VM lab's igb: "hw-tc-offload: off [fixed]"; with tc-policy=skip_hw the TC rules are asked to stay in software.
+    assert ovs.hw_tc_offload_devices(dict(GENERATOR, other_config={"tc-policy": "skip_hw"})) == []
+    assert ovs.hw_tc_offload_devices(dict(GENERATOR, other_config={"tc-policy": "none"})) != []
+    system = {"ovs_other_config": {"hw-offload": "true", "tc-policy": "skip_hw"}, "hw_tc_offload": {"enp2s0": False}}
+    assert bench_health.hw_tc_offload_errors(system) == []
+    system["ovs_other_config"]["tc-policy"] = "none"
+    assert bench_health.hw_tc_offload_errors(system)[0].startswith("enp2s0: hw-tc-offload is off while Open vSwitch has")
