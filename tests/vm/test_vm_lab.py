@@ -7,6 +7,7 @@ What is checked on the guests is read on the guests (over the same SSH), and
 what is checked in the results is read from the results files. One module
 fixture runs the lab once; each test reads one part of what it left.
 """
+# pylint: disable=redefined-outer-name
 import glob
 import json
 import os
