@@ -147,7 +147,6 @@ def _profile_key(key, show=str):
 
 # (condition, its text of one results file): the lines of the conditions table, in order.
 CONDITIONS = (
-    ("lab (bench_metadata.lab)", lambda document: (document.get("metadata") or {}).get("lab") or NOT_RECORDED),
     ("DUT host", dut_host),
     ("kernel", _system_key("kernel")),
     ("kernel command line", lambda document: Code(_system(document)["cmdline"]) if _system(document).get("cmdline") else NOT_RECORDED),
@@ -171,6 +170,7 @@ CONDITIONS = (
     ("latency trials", _search_of(latency)),
     ("compare.yml variant", lambda document: Code(_variant(document)) if _variant(document) else NOT_RECORDED),
     ("runs", lambda document: document.get("run_id") or NOT_RECORDED),
+    ("lab (bench_metadata.lab)", lambda document: (document.get("metadata") or {}).get("lab") or NOT_RECORDED),
 )
 
 

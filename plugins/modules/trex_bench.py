@@ -387,6 +387,8 @@ options:
       - With O(dut_health), dump every datapath flow before and after every trial (C(dpctl/dump-flows -m)), not only the offloaded
         ones, so that the packets left in software are known on the kernel datapath (no PMD threads to count them).
       - Dumping every flow takes long with many flows; the userspace datapaths (netdev, DOCA) do not need it.
+      - With C(false), C(dut_health) still dumps every flow where other_config:hw-offload is true on the kernel datapath;
+        the record's C(tc_share) (the packets TC flower carried, in hardware or not) needs them.
     type: bool
     default: false
   retries:
