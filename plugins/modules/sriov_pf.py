@@ -396,14 +396,15 @@ class PF(object):
     def configure_vf(self, index, mac, pf_side, predicted):
         ip = self.params['ip']
         other = None if predicted else self.vf_driver(index)
+        current = None if predicted else self.vf_netdev(index)
         vf = {'index': index, 'pci': None if predicted else self.vf_pci(index), 'netdev': None, 'mac': mac, 'representor': None}
         if mac and pf_side.get(index) != mac:
             self.act([ip, 'link', 'set', 'dev', self.pf, 'vf', str(index), 'mac', mac])
-        if other and other != self.params['vf_driver'] and not self.vf_netdev(index):
+        if other and other != self.params['vf_driver'] and not current:
             # Given to another driver (vfio-pci for DPDK, dpdk_host): it has no netdev to set; the MAC the PF gave is its own.
             vf['driver'] = other
             return vf
-        netdev = None if predicted else (self.vf_netdev(index) or self.bind(index, False))
+        netdev = None if predicted else (current or self.bind(index, False))
         shown = netdev or '<VF %d netdev>' % index
         vf['netdev'] = netdev
         state = None if netdev is None else sriov.link_state(self.link(netdev) or '[]')
