@@ -30,7 +30,8 @@ help:
 	@echo "make lab-compare  after make lab: compare OVS-DPDK with the userspace datapath (compare.yml), report in results/compare/report"
 	@echo "make lab-tunnel   after make lab: the tunnel offload bench (VXLAN, iperf3 through it), report in results/tunnel"
 	@echo "make lab-vm    three Debian guests under QEMU (inventories/vm): site.yml over SSH on the kernel datapath, real reboot,"
-	@echo "               SR-IOV VFs, vfio-pci, OVN with Geneve, then the kernel datapath with TC against without (compare.yml)"
+	@echo "               SR-IOV VFs, vfio-pci, OVN with Geneve, then compare.yml: the kernel datapath with TC, the userspace"
+	@echo "               datapath and OVS-DPDK against the kernel datapath"
 	@echo "make lab-vm-down  stop the guests and remove their disks (the image cache in .tmp/vm-lab stays)"
 	@echo "make test      ansible-lint, ansible-test sanity, unit, integration and molecule tests"
 	@echo "make teardown  remove the virtual lab"
@@ -137,13 +138,13 @@ VM_RESULTS ?= $(ROOT)/results/vm
 VM_RUN ?= $(shell date -u +%Y%m%dT%H%M%S)
 # lab-vm: the guests, then playbooks/site.yml on them (the kernel datapath as
 # the DUT's; its benchmark is the baseline), then compare.yml: the kernel
-# datapath with TC flower (hw-offload, tc-policy skip_hw) against it. The
-# baseline's trials are on disk under the same run suffix: compare.yml replays
-# them instead of measuring them again.
+# datapath with TC flower (hw-offload, tc-policy skip_hw), the userspace
+# datapath and OVS-DPDK against it. The baseline's trials are on disk under
+# the same run suffix: compare.yml replays them instead of measuring them again.
 lab-vm: lab-vm-up
 	$(BIN)/ansible-playbook -i $(VM_INVENTORY) playbooks/site.yml -e bench_results_dir=$(VM_RESULTS) -e bench_run_suffix=-$(VM_RUN)
 	$(BIN)/ansible-playbook -i $(VM_INVENTORY) playbooks/compare.yml -e bench_results_dir=$(VM_RESULTS) -e bench_run_suffix=-$(VM_RUN)
-	@echo "make lab-vm: results in $(VM_RESULTS), the report of the kernel datapath with TC against without in $(VM_RESULTS)/report/report.md."
+	@echo "make lab-vm: results in $(VM_RESULTS), the report of every variant against the kernel datapath in $(VM_RESULTS)/report/report.md."
 
 lab-vm-up: deps
 	$(BIN)/ansible-playbook -i $(VM_INVENTORY) playbooks/vm_lab.yml
@@ -169,19 +170,22 @@ OVN_BUILD_TEST := tests/integration/test_ovn_build.py
 GENERATOR_LOSS_TEST := tests/integration/test_generator_loss.py
 # The host stages' scenarios build an emulated host of their own in their
 # molecule directories and touch neither Open vSwitch nor namespaces: they
-# run beside too, after the OVN build test, on a copy of the collection.
+# run beside too, after the OVN build test, on a copy of the collection. The
+# VM lab's QEMU and guest image (vm_lab_state=image) are built beside from the
+# start; its test waits for them.
 SCENARIOS_HOST := host_boot_sriov host_doca_firmware host_ddp
 # The checks of scenario ovn run in default's verify, on the lab it built (molecule/default/verify.yml).
 SCENARIOS_WITHOUT_BUILD := default trex_server
 SCENARIOS_ON_BUILD := ovn_source
 test: deps sources
-	@TMP=$(TMP) BIN=$(BIN) OVN_BUILD_TEST=$(OVN_BUILD_TEST) HOST_SCENARIOS="$(SCENARIOS_HOST)" tools/beside.sh start
+	@TMP=$(TMP) BIN=$(BIN) OVN_BUILD_TEST=$(OVN_BUILD_TEST) HOST_SCENARIOS="$(SCENARIOS_HOST)" VM_INVENTORY=$(VM_INVENTORY) tools/beside.sh start
 	@trap 'TMP=$(TMP) tools/beside.sh stop' EXIT; \
 	  $(MAKE) --no-print-directory -j3 --output-sync=target lint sanity unit ee && \
 	  $(MAKE) --no-print-directory integration INTEGRATION_TESTS="--ignore=$(OVN_BUILD_TEST) --ignore=$(GENERATOR_LOSS_TEST) tests/integration" && \
 	  $(MAKE) --no-print-directory molecule SCENARIOS="$(SCENARIOS_WITHOUT_BUILD)" && \
 	  TMP=$(TMP) HOST_SCENARIOS="$(SCENARIOS_HOST)" tools/beside.sh wait && \
 	  $(MAKE) --no-print-directory molecule SCENARIOS="$(SCENARIOS_ON_BUILD)" && \
+	  TMP=$(TMP) tools/beside.sh wait-image && \
 	  $(MAKE) --no-print-directory vm-lab-test
 	@echo "make test: all test stages passed"
 

@@ -10,9 +10,10 @@ __metaclass__ = type
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import compare as bench_compare
 
 
-def bench_compare_plan(variants=None, datapaths=None, inventory_other_config=None, inventory_hw_offload=None, pair=None):
-    """The two variants compare.yml benchmarks, what the ovs role gets for each, the restore, and the errors."""
-    return bench_compare.plan(variants, datapaths, inventory_other_config, inventory_hw_offload, pair)
+def bench_compare_plan(variants=None, datapaths=None, inventory_other_config=None, inventory_hw_offload=None, pair=None,
+                       inventory_pmd_cpu_mask=None):
+    """The variants compare.yml benchmarks, what the ovs role gets for each, the restore, and the errors."""
+    return bench_compare.plan(variants, datapaths, inventory_other_config, inventory_hw_offload, pair, inventory_pmd_cpu_mask)
 
 
 class FilterModule(object):

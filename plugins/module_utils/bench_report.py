@@ -26,15 +26,16 @@ FLOWS_PNG = "flows.png"
 
 
 def compare_error(labels, name="compare"):
-    """``None`` when ``labels`` is two different datapath labels ``[A, B]`` (or unset), else the message."""
+    """``None`` when ``labels`` is two or more different datapath labels ``[A, ..., B]`` (or unset), else the message."""
     if labels is None:
         return None
-    if len(labels) != 2:
-        return ("%s: give two datapath labels [A, B] (datapaths or compare.yml variant names; the table shows A / B), got %s"
-                % (name, labels))
-    if labels[0] == labels[1]:
-        return ("%s: %r is compared with itself (its speedup over itself is 1); give two different labels [A, B], "
-                "for example [doca, kernel] or [netdev-emc, netdev-noemc]" % (name, labels[0]))
+    if len(labels) < 2:
+        return ("%s: give two or more datapath labels [A, ..., B] (datapaths or compare.yml variant names; the last is the baseline, "
+                "the table shows each / B), got %s" % (name, labels))
+    repeated = sorted(set(label for label in labels if labels.count(label) > 1))
+    if repeated:
+        return ("%s: %r is compared with itself (its speedup over itself is 1); give different labels [A, ..., B], "
+                "for example [doca, kernel] or [netdev-emc, netdev-noemc]" % (name, repeated[0]))
     return None
 
 
@@ -433,8 +434,8 @@ def shown_documents(documents, rows):
     return [document for document in documents if document.get("run_id") in run_ids]
 
 
-def _compare_tables(rows, compare, goal):
-    name_a, name_b = compare
+def _pair_tables(rows, name_a, name_b, goal):
+    """The speedup entries of A over B and their two tables: the reference bench's matrix, then the rates and intervals."""
     entries = speedups(rows, name_a, name_b, goal)
     sizes = ", ".join("%d B" % size for size in sorted({entry["frame_size"] for entry in entries}))
     return entries, [
@@ -444,6 +445,35 @@ def _compare_tables(rows, compare, goal):
         ("Speedup of %s over %s (%s)" % (name_a, name_b, goal),) + speedup_table(entries, name_a, name_b)
         + (speedup_notes(entries, name_a, name_b) + [GBPS_NOTE],),
     ]
+
+
+def baseline_matrix(entries_of, baseline):
+    """One line per scenario (and frame size), one column per variant and protocol: each variant / the baseline."""
+    columns = [(name, protocol) for name, entries in entries_of for protocol in sorted({entry["protocol"] for entry in entries})]
+    cells = dict(((name, entry["scenario"], entry["frame_size"], entry["protocol"]), ratio_cell(entry))
+                 for name, entries in entries_of for entry in entries)
+    keys = sorted({(entry["scenario"], entry["frame_size"]) for _name, entries in entries_of for entry in entries})
+    several = len({size for _scenario, size in keys}) > 1
+    header = ["scenario"] + (["frame"] if several else []) + ["%s / %s %s" % (name, baseline, protocol) for name, protocol in columns]
+    lines = [[scenario] + (["%d B" % size] if several else []) + [cells.get((name, scenario, size, protocol), "-") for name, protocol in columns]
+             for scenario, size in keys]
+    return header, lines
+
+
+def _compare_tables(rows, compare, goal):
+    """With two labels, A over B; with more, first every variant over the last (the baseline) in one table, then each pair's."""
+    baseline = compare[-1]
+    entries_of = []
+    tables = []
+    for name in compare[:-1]:
+        entries, pair = _pair_tables(rows, name, baseline, goal)
+        entries_of.append((name, entries))
+        tables += pair
+    if len(compare) > 2:
+        tables.insert(0, ("Speedup of %s over %s (%s)" % (", ".join(compare[:-1]), baseline, goal),) + baseline_matrix(entries_of, baseline)
+                      + (["Each variant's %s lower bounds over %s's, per scenario and protocol; each variant's rates and intervals follow."
+                          % (goal, baseline)],))
+    return [dict(entry, variant=name, baseline=baseline) for name, entries in entries_of for entry in entries], tables
 
 
 def tables_of(documents, compare=None, goal="pdr", images=()):

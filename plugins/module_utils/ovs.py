@@ -257,6 +257,18 @@ def _port_plan(bridge, port, model):
     return cmds
 
 
+def recreated_ports(spec, model):
+    """The internal ports whose kernel device Open vSwitch makes anew in this transaction: their bridge changes datapath
+    type (a tap on the userspace datapath, a device of the kernel module on the system one), and the addresses and
+    offload settings of the old device go with it."""
+    names = set()
+    for bridge in spec.get("bridges") or []:
+        cur = model["bridges"].get(bridge["name"])
+        if cur is not None and bridge.get("datapath_type") and cur["datapath_type"] != bridge["datapath_type"]:
+            names.update(port["name"] for port in bridge.get("ports") or [] if port.get("type") == "internal")
+    return names
+
+
 def address_plan(ports, links):
     """``ip`` commands that bring internal ports up with their addresses.
 
@@ -307,7 +319,9 @@ def role_switch(v):
 
     underlay, integration = [], []
     if v.get("uplink"):
-        port = {"name": v["uplink"], "type": v.get("uplink_type") or uplink_type(datapath), "vlan_mode": "trunk",
+        kind = v.get("uplink_type") or uplink_type(datapath)
+        # "system" is the database's "" (a system device): written as "", it reads back the same.
+        port = {"name": v["uplink"], "type": "" if kind == "system" else kind, "vlan_mode": "trunk",
                 "trunks": list(v.get("uplink_trunks") or []), "options": dict(v.get("uplink_options") or {}), "other_config": {}}
         if int(v.get("uplink_n_rxq") or 0) > 0:
             port["options"]["n_rxq"] = int(v["uplink_n_rxq"])

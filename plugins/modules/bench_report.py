@@ -23,8 +23,8 @@ description:
     C(bench_dut_interfaces)), the generator (client, version, ports), the line rate (C(search.line_rate_gbps)), trial durations, width,
     max load, repeats, the profiles' scenarios, protocols, frame sizes, flows, direction and VLAN, the latency trials, the compare.yml
     variant, the run ids and when their first and last trial ended. A last table lists every run with those times.
-  - Then, with O(compare), the speedup of one label against another in the form of the ConnectX-6 Lx reference bench's results (a line per
-    scenario, a column per protocol), and the full speedup table (both sides in Mpps or kpps and in Gbps, the ratio with its interval and
+  - Then, with O(compare), the speedup of each label against the last in the form of the ConnectX-6 Lx reference bench's results (a line per
+    scenario, a column per protocol; with three or more labels, first one table of them all), and the full speedup table (both sides in Mpps or kpps and in Gbps, the ratio with its interval and
     verdict).
   - The bounds of every goal per datapath, scenario, protocol and frame size, each lower bound also in Gbps on the wire (L1, the frame with
     its FCS plus 20 B of preamble, start delimiter and inter-frame gap) and as a share of the line rate (C(-) when the run did not record
@@ -65,9 +65,10 @@ options:
     type: path
   compare:
     description:
-      - Two labels C([A, B]) of the results' C(datapath) (a datapath, or a variant name of C(playbooks/compare.yml) such as
-        C(netdev-emc)); the speedup table shows A / B of the latest run of each label (the medians of their repeats).
-      - The two labels must differ; a label compared with itself is refused.
+      - Two or more labels C([A, ..., B]) of the results' C(datapath) (a datapath, or a variant name of C(playbooks/compare.yml) such as
+        C(netdev-emc)); the last is the baseline. The speedup tables show each label / B of the latest run of each label (the medians
+        of their repeats); with more than two labels, one table of every label over B comes first.
+      - The labels must differ; a label compared with itself is refused.
     type: list
     elements: str
   compare_goal:
@@ -108,7 +109,8 @@ runs:
   sample: 2
 speedups:
   description:
-    - The speedup table with O(compare), one entry per scenario x protocol x frame size; empty without O(compare).
+    - The speedup tables with O(compare), one entry per label other than the baseline x scenario x protocol x frame size; empty
+      without O(compare). C(variant) is the entry's label A, C(baseline) the last label B.
     - C(a), C(b) are the medians of the repeats' lower bounds of A and B (with one repeat, the bound), C(speedup) is C(a) / C(b),
       or null when a side is not measured or its median is 0 (C(note) says which).
     - C(low), C(high) are the interval min(A) / max(B) to max(A) / min(B) over the repeats; null with one repeat on a side (no
@@ -132,6 +134,8 @@ speedups:
       repeats_a: 5
       repeats_b: 5
       chance: 0.0079
+      variant: doca
+      baseline: system
       verdict: "doca is 16.0x system (14.0x to 18.0x over 5 repeats each): larger than the spread"
       note: "doca is 16.0x system (14.0x to 18.0x over 5 repeats each): larger than the spread"
 """

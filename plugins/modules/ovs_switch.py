@@ -289,13 +289,17 @@ def main():
     internal = [p for b in spec["bridges"] for p in b["ports"] if p.get("type") == "internal" and spec["state"] == "present"]
     model, links, features = _read(module, internal)
     sub, restart = ovs_plan.plan(spec, model)
+    # a device made anew has neither the old one's addresses nor its offload settings
+    recreated = ovs_plan.recreated_ports(spec, model)
+    kept_links = dict((name, link) for name, link in links.items() if name not in recreated)
+    features = dict((name, feature) for name, feature in features.items() if name not in recreated)
     commands = []
     if sub:
         cmd = ["ovs-vsctl", "--timeout=%d" % spec["timeout"]]
         for item in sub:
             cmd += ["--"] + item
         commands.append(cmd)
-    commands += ovs_plan.address_plan(internal, links)
+    commands += ovs_plan.address_plan(internal, kept_links)
     for port in internal:
         cur = features.get(port["name"])
         on = [f for f in port["offloads_off"] if cur is None or cur.get(OFFLOAD_FEATURES[f], True)]

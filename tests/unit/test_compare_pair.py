@@ -41,5 +41,5 @@ def test_a_pair_wins_over_the_inventorys_variants_and_datapaths(tmp_path):
 
 def test_a_bad_pair_is_refused_as_datapaths_are(tmp_path):
     errors = names(tmp_path, bench_compare_variants=INVENTORY_VARIANTS, bench_compare_pair=["netdev", "netdev"])
-    assert errors == ["bench_compare_pair: both variants are named 'netdev'; the results and the speedup table tell them apart by name"]
+    assert errors == ["bench_compare_pair: 2 variants are named 'netdev'; the results and the speedup table tell them apart by name"]
     assert names(tmp_path, bench_compare_pair=["netdev", "kernel"]) == ["bench_compare_pair[1]: 'kernel' is not one of doca, system, netdev, dpdk"]

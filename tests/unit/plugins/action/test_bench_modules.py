@@ -173,7 +173,7 @@ def test_bench_report_writes_markdown_html_and_plots_once(tmp_path, monkeypatch)
 
 def test_bench_report_refuses_a_bad_compare(tmp_path, monkeypatch):
     result, failed, _calls = run_module(report_module.main, {"results_dir": str(tmp_path), "compare": ["doca"]}, {}, monkeypatch)
-    assert failed and "compare: give two datapath labels" in result["msg"]
+    assert failed and "compare: give two or more datapath labels" in result["msg"]
 
 
 def test_bench_report_check_mode_writes_nothing(tmp_path, monkeypatch):

@@ -83,6 +83,20 @@ def test_address_plan():
         ["ip", "link", "set", "dev", "ovl", "up"], ["ip", "addr", "add", "10.30.0.3/24", "dev", "ovl"]]
 
 
+
+def test_a_bridge_that_changes_datapath_type_makes_its_internal_ports_anew():
+    """system -> netdev: the kernel module's device goes, a tap comes; its address must be added again (the VM lab's
+    overlay port, the Geneve endpoint, when compare.yml switches dut01 to the userspace datapath)."""
+    model = {"bridges": {"underlay": {"datapath_type": "system"}, "br-int": {"datapath_type": "netdev"}}}
+    ports = [{"name": "enp2s0", "type": ""}, {"name": "overlay", "type": "internal", "address": "10.30.0.3/24"}]
+    spec = {"bridges": [{"name": "underlay", "datapath_type": "netdev", "ports": ports},
+                        {"name": "br-int", "datapath_type": "netdev", "ports": [{"name": "mgt", "type": "internal"}]},
+                        {"name": "new", "datapath_type": "netdev", "ports": [{"name": "x", "type": "internal"}]}]}
+    assert ovs.recreated_ports(spec, model) == {"overlay"}
+    model["bridges"]["underlay"]["datapath_type"] = "netdev"
+    assert ovs.recreated_ports(spec, model) == set()
+
+
 ROLE = {"datapath": "doca", "system_id": "gen01", "ovn_bridge": "br-int", "ovn_encap_type": "geneve",
         "ovn_bridge_mappings": "physnet1:underlay", "underlay_bridge": "underlay", "integration_bridge": "br-int",
         "uplink": "ens3f0np0", "uplink_trunks": [10, 20, 30], "uplink_n_rxq": 6, "pmd_cpu_mask": "0xfc",
