@@ -24,8 +24,8 @@ description:
     max load, repeats, the profiles' scenarios, protocols, frame sizes, flows, direction and VLAN, the latency trials, the compare.yml
     variant, the run ids and when their first and last trial ended. A last table lists every run with those times.
   - Then, with O(compare), the speedup of each label against the last in the form of the ConnectX-6 Lx reference bench's results (a line per
-    scenario, a column per protocol; with three or more labels, first one table of them all), and the full speedup table (both sides in Mpps or kpps and in Gbps, the ratio with its interval and
-    verdict).
+    scenario, a column per protocol; with three or more labels, first one table of them all), and the full speedup table (both sides
+    in Mpps or kpps and in Gbps, the ratio with its interval and verdict).
   - The bounds of every goal per datapath, scenario, protocol and frame size, each lower bound also in Gbps on the wire (L1, the frame with
     its FCS plus 20 B of preamble, start delimiter and inter-frame gap) and as a share of the line rate (C(-) when the run did not record
     C(search.line_rate_gbps); the report says to set the bench variable C(bench_line_rate_gbps)).

@@ -83,7 +83,6 @@ def test_address_plan():
         ["ip", "link", "set", "dev", "ovl", "up"], ["ip", "addr", "add", "10.30.0.3/24", "dev", "ovl"]]
 
 
-
 def test_a_bridge_that_changes_datapath_type_makes_its_internal_ports_anew():
     """system -> netdev: the kernel module's device goes, a tap comes; its address must be added again (the VM lab's
     overlay port, the Geneve endpoint, when compare.yml switches dut01 to the userspace datapath)."""
