@@ -3,11 +3,8 @@
 # the lowest CPU priority: the OVN build test, then the molecule scenarios of
 # the host stages (HOST_SCENARIOS), which touch neither Open vSwitch nor
 # namespaces. `start` runs them in the background, `wait` waits for them and
-# prints their output, `stop` ends them if they still run. Beside them too,
-# from the start, the VM lab's QEMU and guest image (VM_IMAGE_PLAYBOOK, the
-# playbook with vm_lab_state=image: mostly downloads and unpacking); `wait-image`
-# waits for it and prints its output.
-# TMP, BIN, OVN_BUILD_TEST, HOST_SCENARIOS and VM_INVENTORY come from the Makefile.
+# prints their output, `stop` ends them if they still run.
+# TMP, BIN, OVN_BUILD_TEST and HOST_SCENARIOS come from the Makefile.
 set -euo pipefail
 dir="$TMP/beside"
 case "$1" in
@@ -28,18 +25,6 @@ case "$1" in
       done; echo $rc > "$2/rc"' \
       beside "$BIN" "$dir" "$OVN_BUILD_TEST" "$PWD" "$HOST_SCENARIOS" < /dev/null &
     echo $! > "$dir/pid"
-    setsid bash -c 'echo 19 > /proc/self/autogroup 2>/dev/null || true; cd "$3"
-      ANSIBLE_COLLECTIONS_PATH="$2/collections" nice -n 19 "$1"/ansible-playbook -i "$4" playbooks/vm_lab.yml -e vm_lab_state=image > "$2/vm-image.log" 2>&1; echo $? > "$2/vm-image.rc"' \
-      beside "$BIN" "$dir" "$PWD" "$VM_INVENTORY" < /dev/null &
-    echo $! > "$dir/vm-image.pid"
-    ;;
-  wait-image)
-    started=$(date +%s)
-    while [ ! -f "$dir/vm-image.rc" ]; do sleep 2; done
-    echo "== the VM lab's QEMU and guest image, built beside (waited $(( $(date +%s) - started )) s for it):"
-    grep -E '^(fatal|failed)|vm_lab image: |^PLAY RECAP|^localhost' "$dir/vm-image.log" || true
-    if [ "$(cat "$dir/vm-image.rc")" != 0 ]; then cat "$dir/vm-image.log"; fi
-    exit "$(cat "$dir/vm-image.rc")"
     ;;
   wait)
     started=$(date +%s)
@@ -61,10 +46,6 @@ case "$1" in
       kill -TERM -- "-$(cat "$dir/pid")" 2>/dev/null || true
       echo "make test: stopped what ran beside (an earlier stage failed)"
     fi
-    if [ -f "$dir/vm-image.pid" ] && [ ! -f "$dir/vm-image.rc" ]; then
-      kill -TERM -- "-$(cat "$dir/vm-image.pid")" 2>/dev/null || true
-      echo "make test: stopped the VM lab's image build (an earlier stage failed)"
-    fi
     ;;
-  *) echo "usage: beside.sh start|wait|wait-image|stop" >&2; exit 2 ;;
+  *) echo "usage: beside.sh start|wait|stop" >&2; exit 2 ;;
 esac

@@ -167,7 +167,8 @@ def test_testpmd_drives_the_vf_on_vfio_and_its_frames_reach_the_generator(lab):
                        ">/dev/null 2>&1; sleep 3; echo listening" % mac)
     out = lab.shell("dut01", "timeout -s INT 25 dpdk-testpmd -l 0,1 -a %s --file-prefix=vmtest -m 128 -- --forward-mode=txonly "
                              "--stats-period 5 --nb-cores=1 </dev/null 2>&1 | grep -aE 'Port 0|TX-packets' || true" % DPDK_VF)
-    assert "Port 0: %s" % mac.upper() in out and "Link up" in out, out
+    # (testpmd prints the link's "Link up" event only when it comes before the first stats: not a check)
+    assert "Port 0: %s" % mac.upper() in out, out
     sent = [int(word) for line in out.splitlines() if "TX-packets:" in line for word in [line.split("TX-packets:")[1].split()[0]]]
     assert sent and max(sent) > 0, out
     seen = lab.shell("gen01", "sleep 2; tcpdump -enr /tmp/vf.pcap 2>/dev/null | grep -c '%s > 02:00:00:00:00:00' || true" % mac)
