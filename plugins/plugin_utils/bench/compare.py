@@ -20,7 +20,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.offload.testbed.plugins.module_utils.ovs import DATAPATHS, truth
+from ansible_collections.offload.testbed.plugins.module_utils.ovs import DATAPATHS, HEX_RE, truth
 
 DEFAULT_DATAPATHS = ["doca", "system"]
 VARIANT_KEYS = ("name", "datapath", "other_config", "hw_offload", "uplink_type", "uplink_options", "pmd_cpu_mask")
@@ -210,6 +210,6 @@ def _uplink_errors(where, variant):
     if options is not None and (not isinstance(options, dict) or any(isinstance(value, (dict, list)) for value in options.values())):
         errors.append("%s.uplink_options: %r is not a mapping of interface options such as {dpdk-devargs: ...}" % (where, options))
     mask = variant.get("pmd_cpu_mask")
-    if mask is not None and (not isinstance(mask, str) or not re.match(r"^(0x)?[0-9a-fA-F]+$", mask)):
+    if mask is not None and (not isinstance(mask, str) or not HEX_RE.match(mask)):
         errors.append("%s.pmd_cpu_mask: %r is not a hexadecimal CPU mask such as '0x2' (quote it)" % (where, mask))
     return errors
