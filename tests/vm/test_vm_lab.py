@@ -11,6 +11,7 @@ fixture runs the lab once; each test reads one part of what it left.
 import glob
 import json
 import os
+import re
 import subprocess
 import time
 
@@ -69,7 +70,7 @@ def lab(tmp_path_factory):
     lab = Lab(tmp_path_factory.mktemp("vm-lab"))
     try:
         lab.playbook("up", "vm_lab.yml")
-        lab.playbook("site", "site.yml", *lab.bench_args())
+        lab.site = lab.playbook("site", "site.yml", *lab.bench_args())
         lab.playbook("compare", "compare.yml", *lab.bench_args())
         # The virtual lab's packet checks (gen01's namespaces) ran in the first run: what is checked here is that nothing changes.
         lab.second = lab.playbook("site-again", "site.yml", "--tags", "prepare,ovn_build,datapath,topology", "-e", "site_lab_checks=false",
@@ -94,6 +95,22 @@ def test_a_second_run_changes_nothing_in_prepare_datapath_and_topology(lab):
     changed = dict((host, stats["changed"]) for host, stats in lab.second["stats"].items() if host != "localhost")
     assert changed == {"ctl01": 0, "dut01": 0, "gen01": 0}, changed
     assert all(stats["failures"] == 0 and stats["unreachable"] == 0 for stats in lab.second["stats"].values())
+
+
+def test_doca_and_firmware_ran_inside_gen01_against_its_emulated_connectx_behind_the_guard(lab):
+    # The world is at the checkout's path inside the guest (roles/vm_lab, tasks emulated.yml).
+    world = os.path.join(ROOT, ".tmp", "virtual-lab", "hardware", "gen01")
+    guard = re.search(r"TASK \[offload\.testbed\.virtual_lab : Refuse host stages that could touch the real machine[^\n]*\n(\w+): \[(\w+)\]",
+                      lab.site)
+    assert guard and guard.groups() == ("ok", "gen01"), lab.site[-3000:]
+    mlnx = lab.shell("gen01", "cat %s/state/mlnx/calls.log" % world).splitlines()
+    doca = lab.shell("gen01", "cat %s/state/doca/calls.log" % world).splitlines()
+    cards = json.loads(lab.shell("gen01", "cat %s/state/mlnx/devices.json" % world))
+    assert [line for line in mlnx if line.startswith("flint burn")] == ["flint burn 0000:32:00.0 26.47.1026"], mlnx
+    assert len([line for line in doca if line.startswith("doca-kernel-support ")]) == 1, doca
+    assert [card["running"] for card in cards if card["pci"] == "0000:32:00.0"] == ["26.47.1026"], cards
+    # Nothing of it on dut01, whose host stages are the real ones.
+    assert lab.shell("dut01", "test -e %s && echo present || echo absent" % world) == "absent"
 
 
 def test_boot_arguments_took_effect_through_grub_and_a_real_reboot(lab):
