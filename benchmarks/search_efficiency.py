@@ -168,8 +168,15 @@ def run_bisection(model):
     return seconds, trials, good
 
 
-def mlrsearch_runner():
-    """A runner of MLRsearch, or None and the reason it cannot run."""
+def default_goal_specs():
+    """The default goals with RFC 9971's attributes as this table runs them: exceed ratio 0, one final trial per load."""
+    return [dict(goal, exceed_ratio=0.0, final_duration=FINAL, duration_sum=FINAL, initial_duration=INITIAL, width=WIDTH)
+            for goal in DEFAULT_GOALS]
+
+
+def mlrsearch_runner(goals=None):
+    """A runner of MLRsearch for ``goals`` (with RFC 9971's attributes; default_goal_specs()), or None and the reason it cannot run."""
+    goals = goals or default_goal_specs()
     try:
         from MLRsearch import AbstractMeasurer, Config, MeasurementResult, MultipleLossRatioSearch, SearchGoal
     except ImportError as error:
@@ -190,10 +197,10 @@ def mlrsearch_runner():
 
     def run(model):
         config = Config()
-        config.goals = [SearchGoal(loss_ratio=goal["loss_ratio"], exceed_ratio=0.0, relative_width=WIDTH,
-                                   initial_trial_duration=INITIAL, final_trial_duration=FINAL, duration_sum=FINAL,
-                                   preceding_targets=2, expansion_coefficient=2, fail_fast=False)
-                        for goal in DEFAULT_GOALS]
+        config.goals = [SearchGoal(loss_ratio=goal["loss_ratio"], exceed_ratio=goal["exceed_ratio"], relative_width=goal["width"],
+                                   initial_trial_duration=goal["initial_duration"], final_trial_duration=goal["final_duration"],
+                                   duration_sum=goal["duration_sum"], preceding_targets=2, expansion_coefficient=2, fail_fast=False)
+                        for goal in goals]
         config.min_load = device_models.MIN_LOAD
         config.max_load = device_models.MAX_LOAD
         config.search_duration_max = 3600.0

@@ -79,7 +79,15 @@ def _goal_row(document, repeats, name):
         "repeats": summary["repeats"], "repeats_planned": max(planned_repeats(document), summary["repeats"]), "summary": summary,
         "line_rate_gbps": (document.get("search") or {}).get("line_rate_gbps"), "bound_trials": bound_trials(repeats, name),
         "flows": profile.get("flows", 1), "flow_counts": (document.get("search") or {}).get("flow_counts"),
+        "conditional_throughput": _median_or_none([goal.get("conditional_throughput") for goal in goals]),
+        "irregular": sorted(set(goal.get("irregular") or "irregular" for goal in goals if goal.get("regular") is False)),
     }
+
+
+def _median_or_none(values):
+    """The median of the values given (results before RFC 9971's quantities have none: None)."""
+    values = [value for value in values if value is not None]
+    return stats.median(values) if values else None
 
 
 def rows_of(documents):
@@ -226,12 +234,20 @@ def _repeats_cell(row):
 
 
 def _limited_cell(row):
+    """The note of a bound: generator-limited, and RFC 9971's irregular results with why."""
+    notes = ["irregular RFC 9971 result (%s)" % ", ".join(row["irregular"])] if row.get("irregular") else []
     summary = row["summary"]
-    if not summary["generator_limited"]:
-        return ""
-    if summary["repeats"] > 1 and summary["generator_limited_repeats"] < summary["repeats"]:
-        return "generator-limited in %d of %d repeats" % (summary["generator_limited_repeats"], summary["repeats"])
-    return "generator-limited"
+    if summary["generator_limited"]:
+        if summary["repeats"] > 1 and summary["generator_limited_repeats"] < summary["repeats"]:
+            notes.append("generator-limited in %d of %d repeats" % (summary["generator_limited_repeats"], summary["repeats"]))
+        else:
+            notes.append("generator-limited")
+    return "; ".join(notes)
+
+
+def _throughput_cell(row):
+    """RFC 9971's conditional throughput (median over the repeats), "-" for results that have none."""
+    return "-" if row.get("conditional_throughput") is None else _pps(row["conditional_throughput"])
 
 
 def repeated(rows):
@@ -278,11 +294,13 @@ def results_table(rows):
     flows = any(flow_scaled(row) for row in order)
     head = ["datapath", "scenario", "protocol", "frame"] + (["flows"] if flows else []) + ["goal", "loss ratio"]
     if not repeated(order):
-        header = head + ["lower bound", "Gbps (L1)", "line share", "upper bound", "note"]
+        header = head + ["lower bound", "Gbps (L1)", "line share", "upper bound", "conditional throughput", "note"]
         return header, [_head_cells(row, flows)
-                        + rate_cells(row["lower_bound"], row["frame_size"], row["line_rate_gbps"]) + [_pps(row["upper_bound"]), _limited_cell(row)]
+                        + rate_cells(row["lower_bound"], row["frame_size"], row["line_rate_gbps"])
+                        + [_pps(row["upper_bound"]), _throughput_cell(row), _limited_cell(row)]
                         for row in order]
-    header = head + ["lower bound (median)", "Gbps (L1)", "line share", "min to max", "spread", "riqr", "repeats", "upper bound (median)", "note"]
+    header = head + ["lower bound (median)", "Gbps (L1)", "line share", "min to max", "spread", "riqr", "repeats", "upper bound (median)",
+                     "conditional throughput (median)", "note"]
     lines = []
     for row in order:
         summary = row["summary"]
@@ -291,7 +309,7 @@ def results_table(rows):
                      + rate_cells(row["lower_bound"], row["frame_size"], row["line_rate_gbps"])
                      + [units.pps_range_text(summary["min"], summary["max"]) if several else "-",
                         _percent(summary["spread"]) if several else "-", _percent(summary["riqr"]), _repeats_cell(row),
-                        _pps(row["upper_bound"]), _limited_cell(row)])
+                        _pps(row["upper_bound"]), _throughput_cell(row), _limited_cell(row)])
     return header, lines
 
 

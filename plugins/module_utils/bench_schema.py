@@ -12,8 +12,10 @@ __metaclass__ = type
 
 import os
 
-SCHEMA_VERSION = 2
-READABLE_SCHEMA_VERSIONS = (1, 2)
+# 3: RFC 9971's goal attributes and per goal its conditional throughput and regular or irregular result
+# (optional: version 2 documents are read as version 3 without them).
+SCHEMA_VERSION = 3
+READABLE_SCHEMA_VERSIONS = (1, 2, 3)
 
 # What the bench records with a trial about the DUT besides its health (optional: a version 2 document without them,
 # from an older bench or with dut_health false, is read too): its CPU use (bench_health.cpu_use), where the packets ran

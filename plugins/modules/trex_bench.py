@@ -264,7 +264,12 @@ options:
     choices: [uni, bidir]
     default: uni
   goals:
-    description: Loss-ratio goals C({name, loss_ratio}), all found in one search; by default NDR, NDR at 0.001 % and PDR at 0.5 %.
+    description:
+      - Loss-ratio goals C({name, loss_ratio}), all found in one search; by default NDR, NDR at 0.001 % and PDR at 0.5 %.
+      - A goal may carry the attributes of RFC 9971 (Multiple Loss Ratio Search) or name one of its presets. A goal that
+        sets O(goals[].exceed_ratio), O(goals[].duration_sum) or O(goals[].final_duration) is searched by the RFC's load
+        classification, and its bounds are the RFC's relevant bounds. Every goal's result carries the RFC's
+        C(conditional_throughput) and whether it is C(regular) (else C(irregular) says why).
     type: list
     elements: dict
     default:
@@ -273,13 +278,33 @@ options:
       - {name: pdr, loss_ratio: 0.005}
     suboptions:
       name:
-        description: Name of the goal; its bounds are stored under it. Different for every goal.
+        description: Name of the goal; its bounds are stored under it. Different for every goal. Default the preset's name.
         type: str
-        required: true
       loss_ratio:
-        description: The highest ratio of lost frames a load may have to meet the goal, in [0, 1).
+        description: The highest ratio of lost frames a load may have to meet the goal, in [0, 1). Required without a preset.
         type: float
-        required: true
+      preset:
+        description:
+          - One of RFC 9971's goals. C(rfc2544), RFC 2544's throughput (60 s trials, 60 s per load, loss 0, exceed 0);
+            C(tst009), ETSI TST009's binary search with loss verification (60 s trials, 120 s per load, loss 0, exceed 0.5).
+          - Other suboptions given beside it override the preset's.
+        type: str
+        choices: [rfc2544, tst009]
+      exceed_ratio:
+        description: RFC 9971's goal exceed ratio, in [0, 1) - the share of a load's trial time that may lose more than O(goals[].loss_ratio).
+        type: float
+      final_duration:
+        description: RFC 9971's goal final trial duration, s; shorter trials count as the RFC counts short trials. Default O(final_duration).
+        type: float
+      duration_sum:
+        description: RFC 9971's goal duration sum, s - the trial time one load needs before it is classified. Default the goal's final duration.
+        type: float
+      initial_duration:
+        description: RFC 9971's goal initial trial duration, s (a hint to the search). Default O(initial_duration).
+        type: float
+      width:
+        description: RFC 9971's goal width, relative as O(width), in (0, 0.5). Default O(width).
+        type: float
   width:
     description: Relative width of the result, (upper - lower) / upper, in (0, 0.5).
     type: float
@@ -300,6 +325,14 @@ options:
         fewer trial seconds (C(benchmarks/search_efficiency.py)) but lets a short loss burst lower a bound. Lower bounds always
         rest on O(final_duration) trials.
     type: float
+  confirm_upper:
+    description:
+      - With goals that give RFC 9971's attributes, count only full-length trials (our stricter rule - every bound, the upper
+        one too, rests on trials of the goal's final duration). By default the RFC's classification decides, where a short
+        trial that lost too much counts towards an upper bound.
+      - Goals without RFC 9971's attributes always confirm their upper bound with a final trial (see O(upper_bound_duration)).
+    type: bool
+    default: false
   max_load:
     description: Highest load to try, frames/s (line rate, or the generator's ceiling). The default is the line rate of
       10 Gigabit Ethernet at 64-byte frames.

@@ -212,6 +212,9 @@ def search_settings(args):
     if args.get("upper_bound_duration") is not None:
         # Only when set: results of the default rule keep their fingerprint.
         settings["upper_bound_duration"] = args["upper_bound_duration"]
+    if args.get("confirm_upper"):
+        # Only when set: results of the RFC's rule keep their fingerprint.
+        settings["confirm_upper"] = True
     if args.get("repeat", 1) != 1:
         # Another number of repetitions is another run; a single search keeps the fingerprint it had.
         settings["repeat"] = args["repeat"]

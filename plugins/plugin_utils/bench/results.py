@@ -58,13 +58,15 @@ def schema_errors(document, path=SCHEMA_PATH):
 
 
 def upgrade(document):
-    """A document of an older schema version in this version's shape (version 1: one repeat per search)."""
+    """A document of an older schema version in this version's shape (version 1: one repeat per search; version 2:
+    no RFC 9971 quantities, which stay absent)."""
     if document.get("schema_version") == 1:
         document["search"] = dict(document.get("search") or {}, repeat=1)
         for entry in document.get("searches", []):
             entry.setdefault("repeat", 0)
             entry.setdefault("interrupted_trials", [])
         document.setdefault("summaries", [])
+    if document.get("schema_version") in (1, 2):
         document["schema_version"] = SCHEMA_VERSION
     return document
 

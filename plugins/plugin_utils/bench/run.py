@@ -222,7 +222,8 @@ class BenchRun:
         result = search(Replay(recorded, lambda load, duration: self.measure(entry, load, duration)), self.args["max_load"],
                         goals=self.args["goals"], min_load=self.settings["min_load"], final_duration=self.args["final_duration"],
                         width=self.args["width"], initial_duration=self.args["initial_duration"], on_trial=on_trial,
-                        max_trials=self.args["max_trials"], upper_bound_duration=self.args["upper_bound_duration"])
+                        max_trials=self.args["max_trials"], upper_bound_duration=self.args["upper_bound_duration"],
+                        confirm_upper=self.args["confirm_upper"])
         final = self.store.finish_search(entry, result, self.args["max_load"])
         bounds = ["%s %.1f pps%s" % (name, goal["lower_bound"], " (generator-limited)" if goal["generator_limited"] else "")
                   for name, goal in final["goals"].items()]

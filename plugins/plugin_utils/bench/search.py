@@ -75,6 +75,8 @@ __metaclass__ = type
 import collections
 import math
 
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench import rfc9971
+
 DEFAULT_GOALS = (
     {"name": "ndr", "loss_ratio": 0.0},
     {"name": "ndr_1e-5", "loss_ratio": 0.00001},
@@ -105,31 +107,88 @@ def _check_positive(name, value):
     return value
 
 
+# A goal's name, loss ratio and the RFC 9971 attributes it may add
+# (plugin_utils/bench/rfc9971.py): attribute -> (lowest, highest), the highest
+# never allowed, the lowest only for ratios. None (as Ansible's argument spec
+# fills an option not given) means not given.
+GOAL_RANGES = {
+    "loss_ratio": (0.0, 1.0),
+    "exceed_ratio": (0.0, 1.0),
+    "final_duration": (0.0, float("inf")),
+    "duration_sum": (0.0, float("inf")),
+    "initial_duration": (0.0, float("inf")),
+    "width": (0.0, 0.5),
+}
+_RATIOS = ("loss_ratio", "exceed_ratio")
+
+
+def goal_value_ok(key, value):
+    """Whether ``value`` is a good ``key`` of a goal (GOAL_RANGES)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+        return False
+    low, high = GOAL_RANGES[key]
+    return (low <= value if key in _RATIOS else low < value) and value < high
+
+
+def goal_range(key):
+    """The interval a goal's ``key`` must lie in, as text: ``[0, 1)``, ``(0, inf)``."""
+    low, high = GOAL_RANGES[key]
+    return "%s%g, %g)" % ("[" if key in _RATIOS else "(", low, high)
+
+
+def resolve_preset(goal):
+    """The goal as given, a preset's name (``rfc2544``, ``tst009``) or a mapping with ``preset``, as a mapping."""
+    if isinstance(goal, str):
+        goal = {"preset": goal}
+    if not hasattr(goal, "get"):
+        raise ValueError("goals: each goal must be a mapping with name and loss_ratio, or a preset (%s), got %r"
+                         % (", ".join(sorted(rfc9971.PRESETS)), goal))
+    preset = goal.get("preset")
+    if preset is None:
+        return dict((key, value) for key, value in goal.items() if value is not None)
+    if preset not in rfc9971.PRESETS:
+        raise ValueError("goals: unknown preset %r (known: %s)" % (preset, ", ".join(sorted(rfc9971.PRESETS))))
+    merged = dict(rfc9971.PRESETS[preset], name=preset)
+    merged.update((key, value) for key, value in goal.items() if value is not None and key != "preset")
+    return merged
+
+
+def _check_goal(goal, names):
+    """One goal, checked: name, loss ratio and the RFC 9971 attributes it gives."""
+    goal = resolve_preset(goal)
+    name = goal.get("name")
+    if not isinstance(name, str) or not name:
+        raise ValueError("goals: each goal needs a non-empty string name, got %r" % (name,))
+    if name in names:
+        raise ValueError("goals: duplicate goal name %r" % name)
+    unknown = sorted(set(goal) - set(GOAL_RANGES) - {"name"})
+    if unknown:
+        raise ValueError("goals: goal %r has unknown keys %s (known: name, preset, %s)"
+                         % (name, ", ".join(unknown), ", ".join(sorted(GOAL_RANGES))))
+    if "loss_ratio" not in goal:
+        raise ValueError("goals: loss_ratio of goal %r must be a number, got None" % name)
+    for key in sorted(goal):
+        if key != "name" and not goal_value_ok(key, goal[key]):
+            raise ValueError("goals: %s of goal %r must be a number in %s, got %r" % (key, name, goal_range(key), goal[key]))
+    return dict((key, value if key == "name" else float(value)) for key, value in goal.items())
+
+
 def _check_goals(goals):
     if goals is None:
         return [dict(goal) for goal in DEFAULT_GOALS]
     if isinstance(goals, (str, bytes)) or not hasattr(goals, "__iter__"):
         raise ValueError("goals must be a list of {'name': str, 'loss_ratio': float}, got %r" % (goals,))
     checked = []
-    names = set()
     for goal in goals:
-        if not hasattr(goal, "get"):
-            raise ValueError("goals: each goal must be a mapping with name and loss_ratio, got %r" % (goal,))
-        name = goal.get("name")
-        if not isinstance(name, str) or not name:
-            raise ValueError("goals: each goal needs a non-empty string name, got %r" % (name,))
-        if name in names:
-            raise ValueError("goals: duplicate goal name %r" % name)
-        names.add(name)
-        ratio = goal.get("loss_ratio")
-        if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or math.isnan(ratio):
-            raise ValueError("goals: loss_ratio of goal %r must be a number, got %r" % (name, ratio))
-        if not 0.0 <= ratio < 1.0:
-            raise ValueError("goals: loss_ratio of goal %r must be in [0, 1), got %r" % (name, ratio))
-        checked.append({"name": name, "loss_ratio": float(ratio)})
+        checked.append(_check_goal(goal, set(entry["name"] for entry in checked)))
     if not checked:
         raise ValueError("goals must not be empty")
     return checked
+
+
+def is_rfc_goal(goal):
+    """Whether a goal gives RFC 9971 attributes of its own: then its bounds are the RFC's relevant bounds."""
+    return any(key in goal for key in ("exceed_ratio", "duration_sum", "final_duration"))
 
 
 # Keys of a trial record that the search sets itself: a measure's reply may
@@ -179,6 +238,9 @@ class _Search:
     per-goal state and returns a ``_Proposal``; ``loop`` runs the proposal of
     one goal and only then applies its ``updates`` and learns from the trial.
     """
+
+    # With RFC 9971 goals: only full-length trials count (our stricter rule: every bound rests on them).
+    confirm_upper = False
 
     def __init__(self, measure, max_load, goals, min_load, final_duration, width, initial_duration, on_trial, max_trials,
                  upper_bound_duration=None):
@@ -614,18 +676,61 @@ class _Search:
             trial = self.run(proposal.load, proposal.duration)
             self.apply(goal, proposal.updates)
             self.learn(goal, proposal.role, trial)
+        self.settle()
         return self.result()
+
+    def spec(self, goal):
+        """The goal with every RFC 9971 attribute (the search's where it gives none)."""
+        return rfc9971.attributes(goal, self.final_duration, self.width, self.initial_duration)
+
+    def rfc_trials(self, spec):
+        """The trials RFC 9971's classification of ``spec`` reads: all, or only full-length ones with ``confirm_upper``."""
+        if not self.confirm_upper:
+            return self.trials
+        return [trial for trial in self.trials if trial["duration"] >= spec["final_duration"]]
+
+    def settle(self):
+        """Goals with RFC 9971 attributes: trials until each result is regular or cannot be (rfc9971.next_trial)."""
+        specs = [self.spec(goal) for goal in self.goals if is_rfc_goal(goal)]
+        while True:
+            wanted = [trial for trial in (rfc9971.next_trial(self.rfc_trials(spec), spec, self.min_load, self.max_load) for spec in specs)
+                      if trial]
+            if not wanted:
+                return
+            self.run(*wanted[0])
+
+    def rfc_entry(self, spec, rfc):
+        """A goal with RFC 9971 attributes: its bounds are the relevant bounds."""
+        lower = rfc["relevant_lower_bound"]
+        upper = rfc["relevant_upper_bound"]
+        at_lower = [index for index, trial in enumerate(self.trials)
+                    if lower is not None and trial["load"] == lower and trial["duration"] >= spec["final_duration"]
+                    and trial["loss_ratio"] <= spec["loss_ratio"]]
+        return {"lower_bound": 0.0 if lower is None else lower, "upper_bound": self.max_load if upper is None else upper,
+                "lower_bound_trial": at_lower[-1] if at_lower else None,
+                "exceed_ratio": spec["exceed_ratio"], "final_duration": spec["final_duration"], "duration_sum": spec["duration_sum"]}
+
+    def legacy_entry(self, goal, spec, rfc):
+        """A goal without RFC 9971 attributes: today's bounds, regular only when they are the RFC's relevant bounds."""
+        entry = self.status(goal)
+        lower, upper = float(entry["lower_bound"]), float(entry["upper_bound"])
+        same = (rfc["relevant_lower_bound"], rfc["relevant_upper_bound"]) == (lower, upper)
+        if rfc["regular"] and not same:
+            rfc = dict(rfc, regular=False, irregular="not the relevant bounds of RFC 9971")
+        throughput = None
+        if entry["lower_bound_trial"] is not None:
+            throughput = rfc9971.conditional_throughput(lower, rfc9971.by_load(self.trials)[lower], spec)
+        return {"lower_bound": lower, "upper_bound": upper, "lower_bound_trial": entry["lower_bound_trial"],
+                "conditional_throughput": throughput, "regular": rfc["regular"], "irregular": rfc["irregular"]}
 
     def result(self):
         result = {}
         for goal in self.goals:
-            entry = self.status(goal)
-            result[goal["name"]] = {
-                "loss_ratio": goal["loss_ratio"],
-                "lower_bound": float(entry["lower_bound"]),
-                "upper_bound": float(entry["upper_bound"]),
-                "lower_bound_trial": entry["lower_bound_trial"],
-            }
+            spec = self.spec(goal)
+            rfc = rfc9971.goal_result(self.rfc_trials(spec), spec)
+            entry = dict(self.rfc_entry(spec, rfc), conditional_throughput=rfc["conditional_throughput"], regular=rfc["regular"],
+                         irregular=rfc["irregular"]) if is_rfc_goal(goal) else self.legacy_entry(goal, spec, rfc)
+            result[goal["name"]] = dict(entry, loss_ratio=goal["loss_ratio"])
         return {
             "goals": result,
             "trials": self.trials,
@@ -633,41 +738,8 @@ class _Search:
         }
 
 
-def search(measure, max_load, goals=None, min_load=None, final_duration=10.0, width=0.005,
-           initial_duration=1.0, on_trial=None, max_trials=200, upper_bound_duration=None):
-    """Find, for every goal, the highest load that meets its loss ratio.
-
-    :param measure: ``measure(load_pps, duration_s)`` returning a mapping
-        with ``offered`` and ``received`` packet counts; its other keys are
-        kept in the trial record (``achieved_load`` as a float, left out when
-        None).
-    :param max_load: highest load to try, packets/s.
-    :param goals: list of ``{"name": str, "loss_ratio": float}``; default NDR
-        (0), ``ndr_1e-5`` (0.00001) and PDR (0.005).
-    :param min_load: lowest load to try, packets/s; default ``max_load / 1000``.
-    :param final_duration: seconds of the trials that confirm the bounds.
-    :param width: relative width goal ``(upper - lower) / upper``.
-    :param initial_duration: seconds of the exploratory trials (capped at
-        ``final_duration``).
-    :param on_trial: optional callable, called with each finished trial (a
-        dict, with its ``index``), e.g. to write it to disk as the search goes.
-    :param max_trials: safety cap; RuntimeError if reached.
-    :param upper_bound_duration: the shortest trial whose loss may make an
-        upper bound, in ``[initial_duration, final_duration]``; default
-        ``final_duration`` (the contract: every upper bound is confirmed by a
-        final trial).  ``initial_duration`` applies MLRsearch's rule, where a
-        short trial that lost too much is an upper bound; lower bounds always
-        rest on final trials.
-    :returns: ``{"goals": {name: {"loss_ratio", "lower_bound", "upper_bound",
-        "lower_bound_trial"}}, "trials": [...], "trial_seconds": float}``.
-        When ``min_load`` already misses a goal its ``lower_bound`` is 0.0,
-        its ``upper_bound`` is ``min_load`` and ``lower_bound_trial`` is None.
-        A trial record has ``load``, ``duration``, ``offered``, ``received``
-        and ``loss_ratio`` (0.0 when more frames came back than were sent,
-        1.0 when none were sent), ``excess`` (int, received - offered) only
-        when more came back, and every other key of the measure's reply
-        (not copied deeply).  ``on_trial`` gets a copy with ``index``.
-    """
+def _check_settings(measure, max_load, min_load, final_duration, width, initial_duration, on_trial, max_trials):
+    """The search's settings checked: (max_load, min_load, final_duration, width, initial_duration) as floats."""
     if not callable(measure):
         raise ValueError("measure must be callable as measure(load_pps, duration_s)")
     max_load = _check_positive("max_load", max_load)
@@ -683,12 +755,86 @@ def search(measure, max_load, goals=None, min_load=None, final_duration=10.0, wi
         raise ValueError("on_trial must be callable or None")
     if isinstance(max_trials, bool) or not isinstance(max_trials, int) or max_trials < 1:
         raise ValueError("max_trials must be a positive integer, got %r" % (max_trials,))
-    goals = _check_goals(goals)
-    if upper_bound_duration is not None:
-        upper_bound_duration = _check_number("upper_bound_duration", upper_bound_duration)
-        if not initial_duration <= upper_bound_duration <= final_duration:
+    return max_load, min_load, final_duration, width, initial_duration
+
+
+def _goal_finals(goals, final_duration, initial_duration):
+    """(final, initial duration) of the search: the shortest of the goals' final trials when every goal gives one."""
+    finals = [goal["final_duration"] for goal in goals if "final_duration" in goal]
+    if finals and len(finals) == len(goals):
+        final_duration = min(finals)
+    return final_duration, min(initial_duration, final_duration)
+
+
+def _upper_bound_duration(value, initial_duration, final_duration, goals, confirm_upper):
+    """``upper_bound_duration`` checked; with RFC 9971 goals and none given, the initial duration (the RFC counts short trials)
+    unless ``confirm_upper``."""
+    if value is None and not confirm_upper and any(is_rfc_goal(goal) for goal in goals):
+        return initial_duration
+    if value is not None:
+        value = _check_number("upper_bound_duration", value)
+        if not initial_duration <= value <= final_duration:
             raise ValueError("upper_bound_duration must be between initial_duration (%r) and final_duration (%r), got %r"
-                             % (initial_duration, final_duration, upper_bound_duration))
+                             % (initial_duration, final_duration, value))
+    return value
+
+
+def search(measure, max_load, goals=None, min_load=None, final_duration=10.0, width=0.005,
+           initial_duration=1.0, on_trial=None, max_trials=200, upper_bound_duration=None, confirm_upper=False):
+    """Find, for every goal, the highest load that meets its loss ratio.
+
+    :param measure: ``measure(load_pps, duration_s)`` returning a mapping
+        with ``offered`` and ``received`` packet counts; its other keys are
+        kept in the trial record (``achieved_load`` as a float, left out when
+        None).
+    :param max_load: highest load to try, packets/s.
+    :param goals: list of ``{"name": str, "loss_ratio": float}``; default NDR
+        (0), ``ndr_1e-5`` (0.00001) and PDR (0.005). A goal may add RFC 9971's
+        ``exceed_ratio``, ``final_duration``, ``duration_sum``,
+        ``initial_duration`` and ``width``, or be a preset (``"rfc2544"``,
+        ``{"preset": "tst009", ...}``). A goal that gives ``exceed_ratio``,
+        ``duration_sum`` or ``final_duration`` is settled by the RFC's load
+        classification (rfc9971.next_trial) and its bounds are the RFC's
+        relevant bounds; with such goals, a short trial that lost too much
+        counts towards an upper bound, as the RFC counts it.
+    :param min_load: lowest load to try, packets/s; default ``max_load / 1000``.
+    :param final_duration: seconds of the trials that confirm the bounds.
+    :param width: relative width goal ``(upper - lower) / upper``.
+    :param initial_duration: seconds of the exploratory trials (capped at
+        ``final_duration``).
+    :param on_trial: optional callable, called with each finished trial (a
+        dict, with its ``index``), e.g. to write it to disk as the search goes.
+    :param max_trials: safety cap; RuntimeError if reached.
+    :param upper_bound_duration: the shortest trial whose loss may make an
+        upper bound, in ``[initial_duration, final_duration]``; default
+        ``final_duration`` (the contract: every upper bound is confirmed by a
+        final trial).  ``initial_duration`` applies MLRsearch's rule, where a
+        short trial that lost too much is an upper bound; lower bounds always
+        rest on final trials.
+    :param confirm_upper: with RFC 9971 goals, only full-length trials
+        count (our stricter rule: an upper bound confirmed by a full-length
+        trial that lost too much); by default the RFC's classification.
+    :returns: ``{"goals": {name: {"loss_ratio", "lower_bound", "upper_bound",
+        "lower_bound_trial", "conditional_throughput", "regular", "irregular"}},
+        "trials": [...], "trial_seconds": float}``: RFC 9971's conditional
+        throughput at the lower bound (None without one) and whether the
+        result is regular (else ``irregular`` says why); goals with RFC
+        attributes also carry ``exceed_ratio``, ``final_duration`` and
+        ``duration_sum``.
+        When ``min_load`` already misses a goal its ``lower_bound`` is 0.0,
+        its ``upper_bound`` is ``min_load`` and ``lower_bound_trial`` is None.
+        A trial record has ``load``, ``duration``, ``offered``, ``received``
+        and ``loss_ratio`` (0.0 when more frames came back than were sent,
+        1.0 when none were sent), ``excess`` (int, received - offered) only
+        when more came back, and every other key of the measure's reply
+        (not copied deeply).  ``on_trial`` gets a copy with ``index``.
+    """
+    max_load, min_load, final_duration, width, initial_duration = _check_settings(
+        measure, max_load, min_load, final_duration, width, initial_duration, on_trial, max_trials)
+    goals = _check_goals(goals)
+    final_duration, initial_duration = _goal_finals(goals, final_duration, initial_duration)
+    upper_bound_duration = _upper_bound_duration(upper_bound_duration, initial_duration, final_duration, goals, confirm_upper)
     state = _Search(measure, max_load, goals, min_load, final_duration, width, initial_duration, on_trial, max_trials,
                     upper_bound_duration)
+    state.confirm_upper = bool(confirm_upper)
     return state.loop()

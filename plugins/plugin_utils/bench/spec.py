@@ -35,7 +35,8 @@ import ipaddress
 import math
 import re
 
-from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import DEFAULT_GOALS
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.rfc9971 import PRESETS
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import DEFAULT_GOALS, GOAL_RANGES, goal_range, goal_value_ok, resolve_preset
 
 SCENARIOS = ("routing", "nat", "lb")
 PROTOCOLS = ("udp", "tcp")
@@ -87,6 +88,25 @@ def _testpmd_options():
     )
 
 
+def _goal_options():
+    """A goal: its name and loss ratio, or a preset of RFC 9971, and the RFC's attributes (checked by _check_goals)."""
+    return dict(name=dict(type="str"), loss_ratio=dict(type="float"), preset=dict(type="str", choices=sorted(PRESETS)),
+                exceed_ratio=dict(type="float"), final_duration=dict(type="float"), duration_sum=dict(type="float"),
+                initial_duration=dict(type="float"), width=dict(type="float"))
+
+
+def _search_options():
+    """The goals and how the search runs its trials."""
+    return dict(
+        goals=dict(type="list", elements="dict", default=[dict(goal) for goal in DEFAULT_GOALS], options=_goal_options()),
+        width=dict(type="float", default=0.005),
+        final_duration=dict(type="float", default=10.0),
+        initial_duration=dict(type="float", default=1.0),
+        upper_bound_duration=dict(type="float"),
+        confirm_upper=dict(type="bool", default=False),
+    )
+
+
 def argument_spec():
     """Every option of ``offload.testbed.trex_bench``, as ``ArgumentSpecValidator`` takes it (a new dict each call)."""
     return dict(
@@ -114,12 +134,6 @@ def argument_spec():
         dst_port=dict(type="int", default=5001),
         vlan=dict(type="int"),
         direction=dict(type="str", choices=list(DIRECTIONS), default="uni"),
-        goals=dict(type="list", elements="dict", default=[dict(goal) for goal in DEFAULT_GOALS],
-                   options=dict(name=dict(type="str", required=True), loss_ratio=dict(type="float", required=True))),
-        width=dict(type="float", default=0.005),
-        final_duration=dict(type="float", default=10.0),
-        initial_duration=dict(type="float", default=1.0),
-        upper_bound_duration=dict(type="float"),
         max_load=dict(type="float", default=LINE_RATE_10G_64B),
         line_rate_gbps=dict(type="float"),
         min_load=dict(type="float"),
@@ -145,6 +159,7 @@ def argument_spec():
         latency_pps=dict(type="float", default=1000.0),
         latency_duration=dict(type="float"),
         latency_pg_id=dict(type="int", default=100),
+        **_search_options()
     )
 
 
@@ -345,14 +360,15 @@ def _check_goals(args, errors):
                       "leave it unset for NDR, ndr_1e-5 and PDR")
     names = set()
     for index, goal in enumerate(goals):
-        name, ratio = goal["name"], goal["loss_ratio"]
+        name = goal.get("name")
         if not name:
             errors.append("goals[%d].name: give the goal a name (it names its bounds in the results)" % index)
         elif name in names:
             errors.append("goals[%d].name: %r is used twice" % (index, name))
         names.add(name)
-        if not (_number(ratio) and 0.0 <= ratio < 1.0):
-            errors.append("goals[%d].loss_ratio: %s (goal %s) must be a number in [0, 1)" % (index, _show(ratio), name))
+        for key in sorted(GOAL_RANGES):
+            if (key in goal or key == "loss_ratio") and not goal_value_ok(key, goal.get(key)):
+                errors.append("goals[%d].%s: %s (goal %s) must be a number in %s" % (index, key, _show(goal.get(key)), name, goal_range(key)))
 
 
 def _check_durations(args, errors):
@@ -532,6 +548,8 @@ def check(params):
         value and the fix (empty when the arguments are good).
     """
     args = dict(params)
+    # Each goal as the search takes it: a preset's attributes filled in, the options not given left out.
+    args["goals"] = [resolve_preset(goal) for goal in args["goals"] or []]
     errors = []
     for check_group in CHECKS:
         check_group(args, errors)

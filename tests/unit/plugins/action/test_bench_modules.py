@@ -394,7 +394,7 @@ def test_report_reads_schema_version_1_as_one_repeat_and_skips_unknown_versions(
         search_.pop("repeat")
         search_.pop("interrupted_trials", None)
     path.write_text(json.dumps(document))
-    (results / "future.json").write_text(json.dumps(dict(document, schema_version=3, run_id="future", datapath="doca")))
+    (results / "future.json").write_text(json.dumps(dict(document, schema_version=4, run_id="future", datapath="doca")))
     rows = report.rows_of(load_documents(results))
     assert sorted(row["goal"] for row in rows) == ["ndr", "ndr_1e-5", "pdr"] and {row["datapath"] for row in rows} == {"netdev"}
     pdr = [row for row in rows if row["goal"] == "pdr"][0]
@@ -402,9 +402,9 @@ def test_report_reads_schema_version_1_as_one_repeat_and_skips_unknown_versions(
     assert (pdr["repeats"], pdr["repeats_planned"], pdr["summary"]["lower_bounds"]) == (1, 1, [found["goals"]["pdr"]["lower_bound"]])
     result, failed, _calls = run_module(report_module.main, {"results_dir": str(results), "plots": False}, {}, monkeypatch)
     assert not failed, result.get("msg")
-    assert result["runs"] == 1 and result["warnings"] == ["skipped unreadable result file future.json: schema_version 3, this collection reads 1, 2"]
+    assert result["runs"] == 1 and result["warnings"] == ["skipped unreadable result file future.json: schema_version 4, this collection reads 1, 2, 3"]
     markdown = (results / "report" / "report.md").read_text()
-    assert "| datapath | scenario | protocol | frame | goal | loss ratio | lower bound | Gbps (L1) | line share | upper bound | note |" in markdown
+    assert "| datapath | scenario | protocol | frame | goal | loss ratio | lower bound | Gbps (L1) | line share | upper bound | conditional throughput | note |" in markdown
     assert "| netdev | routing | udp | 64 B | pdr | 0.005 | %s |" % report._pps(found["goals"]["pdr"]["lower_bound"]) in markdown
     assert "Every bound rests on one search (one repeat): no spread was measured" in markdown
 
@@ -453,11 +453,11 @@ def test_report_of_repeats_gives_the_interval_and_the_verdict(tmp_path, monkeypa
     assert "| scenario | tcp | udp |\n|---|---:|---:|\n| routing | 1.00x (0.73x to 1.33x) | 1.82x (1.33x to 2.40x) |" in markdown
     assert "In brackets, the interval from the repeats: the lowest and the highest ratio any two repeats give" in markdown
     assert ("| datapath | scenario | protocol | frame | goal | loss ratio | lower bound (median) | Gbps (L1) | line share | min to max | spread "
-            "| riqr | repeats | upper bound (median) | note |") in markdown
+            "| riqr | repeats | upper bound (median) | conditional throughput (median) | note |") in markdown
     assert ("| netdev-emc | routing | udp | 64 B | pdr | 0.005 | 1.00 Mpps | 0.672 Gbps | - | 800.0 kpps to 1.20 Mpps | 40.0% | 20.0% | 5 "
-            "| 1.00 Mpps |  |") in markdown
+            "| 1.00 Mpps | 1.00 Mpps |  |") in markdown
     assert "| netdev-emc | routing | tcp | 64 B | pdr | 0.005 | 1.00 Mpps | 0.672 Gbps | - | 800.0 kpps to 1.20 Mpps | 40.0% | - | 3 | 1.00 Mpps " \
-           "| generator-limited in 1 of 3 repeats |" in markdown
+           "| 1.00 Mpps | generator-limited in 1 of 3 repeats |" in markdown
     assert "Hyndman and Fan's type 7" in markdown and "<p class=\"note\">In brackets, the interval" in (results / "report" / "report.html").read_text()
     # one loss plot per run and frame size, all repeats in it
     names = sorted(os.path.basename(path) for path in result["files"] if path.endswith(".png"))

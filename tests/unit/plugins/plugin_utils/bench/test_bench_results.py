@@ -109,7 +109,25 @@ def test_a_version_1_file_resumes_as_one_repeat(tmp_path):
     assert store.search_entry(PROFILE, 0) is store.document["searches"][0]
     store.save()
     upgraded = json.loads((tmp_path / "old.json").read_text())
-    assert upgraded["schema_version"] == 2 and upgraded["searches"][0]["repeat"] == 0 and upgraded["search"]["repeat"] == 1
+    assert upgraded["schema_version"] == 3 and upgraded["searches"][0]["repeat"] == 0 and upgraded["search"]["repeat"] == 1
+
+
+def test_a_version_2_file_resumes_as_version_3_without_the_rfc_quantities(tmp_path):
+    trial = {"index": 0, "load": 10.0, "duration": 1.0, "offered": 10, "received": 10, "loss_ratio": 0.0, "achieved_load": 10.0,
+             "generator_limited": False, "time": br.now()}
+    old = dict(HEADER, schema_version=2, run_id="v2", fingerprint="f1", created=br.now(), updated=br.now(), status="failed", error="lost",
+               resumed=0, searches=[{"profile": PROFILE, "repeat": 0, "status": "complete", "warmup": None, "trials": [trial], "invalid_trials": [],
+                                     "interrupted_trials": [],
+                                     "result": {"goals": {"pdr": {"loss_ratio": 0.005, "lower_bound": 10.0, "upper_bound": 10.0,
+                                                                  "lower_bound_trial": 0, "generator_limited": False}},
+                                                "trial_seconds": 1.0, "trials": 1}}])
+    assert br.schema_errors(old) == []
+    (tmp_path / "v2.json").write_text(json.dumps(old))
+    store = br.Store(str(tmp_path), "v2", "f1", HEADER)
+    store.save()
+    upgraded = json.loads((tmp_path / "v2.json").read_text())
+    assert upgraded["schema_version"] == 3 and "conditional_throughput" not in upgraded["searches"][0]["result"]["goals"]["pdr"]
+    assert br.schema_errors(upgraded) == []
 
 
 def test_replay_refuses_trials_that_do_not_match():

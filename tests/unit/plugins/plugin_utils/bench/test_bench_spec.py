@@ -32,7 +32,7 @@ GOOD = {"max_load": 1000000, "results_dir": "/tmp/results"}
 FORMER_KEYS = {
     "server", "sync_port", "async_port", "client", "client_path", "ports", "port_l3", "rx_server", "scenario", "protocol",
     "frame_sizes", "flows", "destinations", "src_base", "dst_base", "nat_address", "lb_vip", "src_port", "dst_port", "vlan",
-    "direction", "goals", "width", "final_duration", "initial_duration", "upper_bound_duration", "max_load", "min_load",
+    "direction", "goals", "width", "final_duration", "initial_duration", "upper_bound_duration", "confirm_upper", "max_load", "min_load",
     "warmup_duration", "warmup_load", "settle", "results_dir", "run_id", "datapath", "metadata", "dut_health", "dut_interfaces",
     "max_trials", "retries", "latency_loads", "latency_pps", "latency_duration", "latency_pg_id",
 }
@@ -112,7 +112,6 @@ def test_rx_server_gets_its_default_ports():
     ({"final_duration": "soon"}, "argument 'final_duration' is of type str and we were unable to convert to float"),
     ({"upper_bound_duration": "short"}, "argument 'upper_bound_duration' is of type str"),
     ({"frame_sizes": [64, "jumbo"]}, "Elements value for option 'frame_sizes'"),
-    ({"goals": [{"name": "x"}]}, "missing required arguments: loss_ratio found in goals"),
     ({"goals": [{"name": "x", "loss_ratio": 0, "colour": "red"}]}, "goals.colour"),
     ({"rx_server": {"ports": [0]}, "ports": [0]}, "missing required arguments: server found in rx_server"),
     ({"port_l3": [{"src": "10.0.0.1"}]}, "missing required arguments: gateway found in port_l3"),
@@ -141,6 +140,9 @@ def test_results_dir_is_required():
     ({"goals": [{"name": "x", "loss_ratio": -0.1}]}, "goals[0].loss_ratio: -0.1 (goal x)"),
     ({"goals": [{"name": "a", "loss_ratio": 0}, {"name": "a", "loss_ratio": 0.1}]}, "goals[1].name: 'a' is used twice"),
     ({"goals": [{"name": "", "loss_ratio": 0}]}, "goals[0].name: give the goal a name"),
+    ({"goals": [{"name": "x"}]}, "goals[0].loss_ratio: None (goal x) must be a number in [0, 1)"),
+    ({"goals": [{"name": "x", "loss_ratio": 0, "exceed_ratio": 1.0}]}, "goals[0].exceed_ratio: 1 (goal x) must be a number in [0, 1)"),
+    ({"goals": [{"preset": "tst009", "duration_sum": 0.0}]}, "goals[0].duration_sum: 0 (goal tst009) must be a number in (0, inf)"),
     ({"goals": []}, "goals: give a list of {name, loss_ratio}"),
     ({"width": 0}, "width: 0 must be a relative width in (0, 0.5)"),
     ({"width": 0.5}, "width: 0.5 must be a relative width in (0, 0.5)"),

@@ -1,0 +1,116 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Trial seconds of the search with RFC 9971 goals against MLRsearch 1.2.1, side by side, per model family.
+
+Run from the repository root:  .venv/bin/python benchmarks/search_rfc9971.py
+
+Four goal sets, each of two goals (loss ratio 0 and 0.5 %), width 0.5 %,
+1 s initial trials: exceed ratio 0 with one final trial per load, and exceed
+ratio 0.5 with 21 s of trials per load (FD.io CSIT's setting), each with
+final trials of 1 s and of 10 s. The devices are the model families of
+benchmarks/search_efficiency.py (tests/unit/plugins/module_utils/device_models.py).
+
+Per family and goal set it prints the median trial seconds of ours and of
+MLRsearch and their ratio, then the median of the family medians. Every
+result of ours is checked by the RFC's own rules on its own trials
+(plugin_utils/bench/rfc9971.py): its lower bound classifies as a lower
+bound, its upper bound as an upper bound (or is max load), and no smaller
+load as an upper bound; "not RFC" counts the results that fail that.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+import importlib.util
+import os
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+_SPEC = importlib.util.spec_from_file_location("search_efficiency", os.path.join(HERE, "search_efficiency.py"))
+efficiency = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(efficiency)
+
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench import rfc9971  # noqa: E402
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import search  # noqa: E402
+from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import device_models  # noqa: E402
+
+WIDTH = 0.005
+INITIAL = 1.0
+
+
+def goal_sets():
+    """(label, goals): exceed 0 and 0.5 (21 s per load), finals of 1 s and 10 s."""
+    sets = []
+    for exceed in (0.0, 0.5):
+        for final in (1.0, 10.0):
+            total = final if exceed == 0.0 else max(21.0, final)
+            goals = [{"name": name, "loss_ratio": ratio, "exceed_ratio": exceed, "final_duration": final, "duration_sum": total,
+                      "initial_duration": INITIAL, "width": WIDTH} for name, ratio in (("ndr", 0.0), ("pdr", 0.005))]
+            sets.append(("exceed %g, final %g s, sum %g s" % (exceed, final, total), goals))
+    return sets
+
+
+def conforms(result, goals):
+    """Whether every goal's bounds are the RFC's relevant bounds of the search's own trials."""
+    for goal in goals:
+        entry = result["goals"][goal["name"]]
+        bounds = rfc9971.classifications(result["trials"], goal)
+        lower, upper = entry["lower_bound"], entry["upper_bound"]
+        if lower and bounds.get(lower) != rfc9971.LOWER:
+            return False
+        if upper != device_models.MAX_LOAD and bounds.get(upper) != rfc9971.UPPER:
+            return False
+        if any(bound == rfc9971.UPPER and load < upper for load, bound in bounds.items()):
+            return False
+    return True
+
+
+def ours(goals):
+    def run(model):
+        result = search(model, device_models.MAX_LOAD, goals=goals, min_load=device_models.MIN_LOAD, final_duration=goals[0]["final_duration"],
+                        width=WIDTH, initial_duration=INITIAL, max_trials=20000)
+        return result["trial_seconds"], conforms(result, goals)
+    return run
+
+
+def table(label, goals, mlrsearch):
+    """One goal set: per family the median trial seconds of ours and MLRsearch; returns (median of medians ours, MLRsearch)."""
+    print("")
+    print(label)
+    header = "%-15s %3s %11s %11s %9s %8s" % ("family", "n", "ours", "MLRsearch", "ours/MLR", "not RFC")
+    print(header)
+    print("-" * len(header))
+    run = ours(goals)
+    medians = {"ours": [], "mlr": []}
+    for family, members in efficiency.families():
+        mine = [run(factory()) for _label, factory in members]
+        theirs = [mlrsearch(factory())[0] for _label, factory in members]
+        mine_median, their_median = statistics.median(entry[0] for entry in mine), statistics.median(theirs)
+        inside = family not in efficiency.OUTSIDE_MEDIANS
+        if inside:
+            medians["ours"].append(mine_median)
+            medians["mlr"].append(their_median)
+        off = sum(not entry[1] for entry in mine)
+        note = "" if inside else "  (outside the medians)"
+        print("%-15s %3d %11.1f %11.1f %9.2f %8d%s" % (family, len(members), mine_median, their_median, mine_median / their_median, off, note))
+    print("-" * len(header))
+    overall = statistics.median(medians["ours"]), statistics.median(medians["mlr"])
+    print("%-19s %11.1f %11.1f %9.2f" % ("median of medians", overall[0], overall[1], overall[0] / overall[1]))
+    return overall
+
+
+def main():
+    summary = []
+    for label, goals in goal_sets():
+        mlrsearch, why = efficiency.mlrsearch_runner(goals)
+        if mlrsearch is None:
+            print("MLRsearch not compared: " + why)
+            return 1
+        summary.append((label, table(label, goals, mlrsearch)))
+    print("")
+    print("ours/MLRsearch at the median of the family medians: " + "; ".join("%s %.2f" % (label, mine / theirs) for label, (mine, theirs) in summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

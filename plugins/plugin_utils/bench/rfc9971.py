@@ -1,0 +1,221 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""RFC 9971, Multiple Loss Ratio Search: its goals, load classification,
+relevant bounds, conditional throughput and regular goal results.
+
+Pure functions over trial records: mappings with ``load`` (packets/s),
+``duration`` (s, the Trial Duration) and ``loss_ratio``, and
+``effective_duration`` when the measurer reports one (the RFC's Trial
+Effective Duration; the Trial Duration otherwise). Names follow the RFC's
+sections "Load Classification Logic" and "Conditional Throughput Logic":
+the load classification code, the conditional throughput code and the
+definitions of the relevant bounds and of a regular goal result.
+
+A goal here is a mapping with the RFC's attributes: ``loss_ratio`` (Goal Loss
+Ratio), ``exceed_ratio`` (Goal Exceed Ratio), ``final_duration`` (Goal Final
+Trial Duration), ``duration_sum`` (Goal Duration Sum), ``initial_duration``
+(Goal Initial Trial Duration, a hint to the search) and ``width`` (Goal Width,
+a relative difference: (upper - lower) / upper).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+# The RFC's presets (sections "MLRsearch Compliant with RFC 2544" and
+# "MLRsearch Compliant with TST009", the latter binary search with loss
+# verification, max(r) = 2).
+PRESETS = {
+    "rfc2544": {"loss_ratio": 0.0, "exceed_ratio": 0.0, "final_duration": 60.0, "duration_sum": 60.0},
+    "tst009": {"loss_ratio": 0.0, "exceed_ratio": 0.5, "final_duration": 60.0, "duration_sum": 120.0},
+}
+
+LOWER = "lower"
+UPPER = "upper"
+UNDECIDED = "undecided"
+
+
+def attributes(goal, final_duration, width, initial_duration=None):
+    """``goal`` with every attribute set: the search's own where the goal gives none.
+
+    A goal's Final Trial Duration defaults to the search's, its Duration Sum
+    to its Final Trial Duration (one full-length trial decides, as before
+    the RFC's attributes) and its Exceed Ratio to 0.
+    """
+    final = float(goal.get("final_duration", final_duration))
+    return {
+        "name": goal.get("name"),
+        "loss_ratio": float(goal["loss_ratio"]),
+        "exceed_ratio": float(goal.get("exceed_ratio", 0.0)),
+        "final_duration": final,
+        "duration_sum": float(goal.get("duration_sum", final)),
+        "initial_duration": goal.get("initial_duration", initial_duration),
+        "width": float(goal.get("width", width)),
+    }
+
+
+def _effective(trial):
+    value = trial.get("effective_duration")
+    return float(trial["duration"] if value is None else value)
+
+
+def duration_sums(trials, goal):
+    """The four sums of Trial Effective Durations the classification starts from."""
+    sums = {"full_high": 0.0, "full_low": 0.0, "short_high": 0.0, "short_low": 0.0}
+    for trial in trials:
+        length = "short" if float(trial["duration"]) < goal["final_duration"] else "full"
+        loss = "high" if float(trial["loss_ratio"]) > goal["loss_ratio"] else "low"
+        sums["%s_%s" % (length, loss)] += _effective(trial)
+    return sums
+
+
+def classify(trials, goal):
+    """RFC 9971's load classification of the trials at one load, with its temporary values.
+
+    Returns the sums and ratios the RFC names, and ``bound``: ``lower``,
+    ``upper`` or ``undecided``.
+    """
+    sums = duration_sums(trials, goal)
+    exceed = goal["exceed_ratio"]
+    balancing = sums["short_low"] * exceed / (1.0 - exceed)
+    high = sums["full_high"] + max(0.0, sums["short_high"] - balancing)
+    full = high + sums["full_low"]
+    whole = max(full, goal["duration_sum"])
+    optimistic = high / whole
+    pessimistic = (high + whole - full) / whole
+    if optimistic > exceed:
+        bound = UPPER
+    elif pessimistic <= exceed:
+        bound = LOWER
+    else:
+        bound = UNDECIDED
+    return dict(sums, balancing_sum=balancing, effective_high_loss_sum=high, effective_full_sum=full,
+                effective_whole_sum=whole, missing_sum=whole - full, optimistic_exceed_ratio=optimistic,
+                pessimistic_exceed_ratio=pessimistic, bound=bound)
+
+
+def conditional_throughput(load, trials, goal):
+    """RFC 9971's conditional throughput at ``load`` from its full-length trials (packets/s)."""
+    full = sorted((trial for trial in trials if float(trial["duration"]) >= goal["final_duration"]),
+                  key=lambda trial: float(trial["loss_ratio"]))
+    remaining = sum(_effective(trial) for trial in full) * (1.0 - goal["exceed_ratio"])
+    loss = 1.0
+    for trial in full:
+        if remaining <= 0.0:
+            break
+        loss = float(trial["loss_ratio"])
+        remaining -= _effective(trial)
+    return float(load) * (1.0 - loss)
+
+
+def by_load(trials):
+    """``{load: [trials]}`` in increasing load."""
+    grouped = {}
+    for trial in trials:
+        grouped.setdefault(float(trial["load"]), []).append(trial)
+    return dict(sorted(grouped.items()))
+
+
+def classifications(trials, goal):
+    """``{load: lower|upper|undecided}`` of every load measured, in increasing load."""
+    return dict((load, classify(group, goal)["bound"]) for load, group in by_load(trials).items())
+
+
+def relevant_bounds(trials, goal):
+    """(relevant lower bound, relevant upper bound), each a load or None.
+
+    The relevant upper bound is the smallest load classified as an upper
+    bound; the relevant lower bound the largest load classified as a lower
+    bound among those smaller than it. Without an upper bound (max load is a
+    lower bound) the largest lower bound is returned as the RFC's "effective"
+    relevant lower bound of an irregular result.
+    """
+    return _relevant(classifications(trials, goal))
+
+
+def _relevant(bounds):
+    """(relevant lower bound, relevant upper bound) of ``{load: classification}`` in increasing load."""
+    lower = upper = None
+    for load, bound in bounds.items():
+        if bound == UPPER:
+            upper = load
+            break
+        if bound == LOWER:
+            lower = load
+    return lower, upper
+
+
+def goal_result(trials, goal):
+    """The goal's result by RFC 9971: relevant bounds, conditional throughput, regular or not.
+
+    ``irregular`` says why a result is not regular (None when it is): no
+    upper bound (``no upper bound``: the largest load measured was a lower
+    bound), no lower bound (``no lower bound``: the smallest load measured
+    was an upper bound) or bounds further apart than the goal's width
+    (``wider than the goal width``).
+    """
+    lower, upper = relevant_bounds(trials, goal)
+    throughput = None
+    if lower is not None:
+        throughput = conditional_throughput(lower, by_load(trials)[lower], goal)
+    if upper is None:
+        irregular = "no upper bound"
+    elif lower is None:
+        irregular = "no lower bound"
+    elif (upper - lower) / upper > goal["width"]:
+        irregular = "wider than the goal width"
+    else:
+        irregular = None
+    return {"relevant_lower_bound": lower, "relevant_upper_bound": upper, "conditional_throughput": throughput,
+            "regular": irregular is None, "irregular": irregular}
+
+
+def _inside(bounds, lower, upper):
+    """Undecided loads strictly between the relevant bounds (either may be missing)."""
+    return [load for load, bound in bounds.items()
+            if bound == UNDECIDED and (lower is None or load > lower) and (upper is None or load < upper)]
+
+
+def _most_telling(inside, grouped, goal):
+    """Of the undecided loads between the bounds, the one to measure next.
+
+    The lowest that has lost too much so far (it leans to an upper bound)
+    and the highest below it that has not (it leans to a lower bound) decide
+    the result once classified: loads outside that pair would not be
+    relevant bounds if it classifies as it leans. The one leaning to an upper
+    bound goes first; the lowest undecided load when none leans either way.
+    """
+    lossy = [load for load in inside if classify(grouped[load], goal)["effective_high_loss_sum"] > 0.0]
+    if lossy:
+        return lossy[0]
+    return inside[-1]
+
+
+def next_trial(trials, goal, min_load, max_load):
+    """The next trial the goal's result needs, ``(load, duration)``, or None when it is settled.
+
+    A pure planner over the trials so far, trials of the goal's final
+    duration only: first the lowest load still undecided between the
+    relevant bounds (a repeat, until the load is classified), then max load
+    while no upper bound exists, then halfway (geometric) from min load while
+    no lower bound exists, then halfway between the bounds while they are
+    further apart than the goal's width. Settled means a regular result, or
+    an irregular one the loads cannot change: max load a lower bound, or min
+    load an upper bound.
+    """
+    grouped = by_load(trials)
+    bounds = dict((load, classify(group, goal)["bound"]) for load, group in grouped.items())
+    lower, upper = _relevant(bounds)
+    duration = goal["final_duration"]
+    inside = _inside(bounds, lower, upper)
+    if inside:
+        return _most_telling(inside, grouped, goal), duration
+    if upper is None:
+        return None if lower is not None and lower >= max_load else (max_load, duration)
+    if lower is None:
+        if upper <= min_load:
+            return None
+        return (min_load if upper * min_load > (upper * (1.0 - goal["width"])) ** 2 else (upper * min_load) ** 0.5), duration
+    if (upper - lower) / upper <= goal["width"]:
+        return None
+    return (lower + upper) / 2.0, duration
