@@ -80,6 +80,7 @@ def _goal_row(document, repeats, name):
         "line_rate_gbps": (document.get("search") or {}).get("line_rate_gbps"), "bound_trials": bound_trials(repeats, name),
         "flows": profile.get("flows", 1), "flow_counts": (document.get("search") or {}).get("flow_counts"),
         "conditional_throughput": _median_or_none([goal.get("conditional_throughput") for goal in goals]),
+        "conditional_throughputs": [goal.get("conditional_throughput") for goal in goals],
         "irregular": sorted(set(goal.get("irregular") or "irregular" for goal in goals if goal.get("regular") is False)),
     }
 
@@ -185,22 +186,33 @@ def _unfinished_note(left, right, datapath_a, datapath_b):
 def speedup_entry(left, right, datapath_a, datapath_b):
     """One line of the speedup table from the rows of A and B (either None when not measured).
 
-    ``{"a", "b"}``: the median lower bounds; ``speedup``: median(A) / median(B), None with a ``note`` saying why;
+    ``{"a", "b"}``: the medians of the values compared; ``speedup``: median(A) / median(B), None with a ``note`` saying why;
     ``low``, ``high``, ``repeats_a``, ``repeats_b``, ``chance``: ``bench_stats.ratio_interval`` of the repeats'
-    lower bounds; ``verdict``: ``bench_stats.verdict`` in words; ``note``: the verdict and, if any, the generator limit
-    and the repeats still to run.
+    values; ``verdict``: ``bench_stats.verdict`` in words; ``note``: the verdict and, if any, the generator limit
+    and the repeats still to run. ``basis`` says which values the ratio is of: RFC 9971's conditional throughput
+    (as the RFC recommends for comparisons) when every repeat of both sides has one, else the lower bound.
     """
     entry = {"a": left["lower_bound"] if left else None, "b": right["lower_bound"] if right else None, "speedup": None,
              "low": None, "high": None, "repeats_a": left["repeats"] if left else 0, "repeats_b": right["repeats"] if right else 0,
              "chance": None, "verdict": "", "note": _missing_note(left, right, datapath_a, datapath_b)}
     if entry["note"]:
         return entry
-    interval = stats.ratio_interval(left["summary"]["lower_bounds"], right["summary"]["lower_bounds"])
-    entry.update({"speedup": interval["ratio"], "low": interval["low"], "high": interval["high"], "chance": interval["chance"],
+    basis, values_a, values_b = _compared(left, right)
+    interval = stats.ratio_interval(values_a, values_b)
+    entry.update({"basis": basis, "a": stats.median(values_a), "b": stats.median(values_b),
+                  "speedup": interval["ratio"], "low": interval["low"], "high": interval["high"], "chance": interval["chance"],
                   "verdict": stats.verdict(interval, datapath_a, datapath_b)})
     notes = (entry["verdict"], _limited_note(left, right, datapath_a, datapath_b), _unfinished_note(left, right, datapath_a, datapath_b))
     entry["note"] = "; ".join(note for note in notes if note)
     return entry
+
+
+def _compared(left, right):
+    """(basis, A's values, B's values) of a comparison: conditional throughputs when both sides have them all, else lower bounds."""
+    conditional = [row.get("conditional_throughputs") or [None] for row in (left, right)]
+    if all(value for values in conditional for value in values):
+        return "conditional throughput", conditional[0], conditional[1]
+    return "lower bound", left["summary"]["lower_bounds"], right["summary"]["lower_bounds"]
 
 
 def speedups(rows, datapath_a, datapath_b, goal="pdr"):
@@ -426,12 +438,19 @@ def speedup_matrix(entries):
     return header, lines
 
 
+_BASIS_WORDS = {"conditional throughput": "conditional throughputs (RFC 9971's, at the lower bound)", "lower bound": "lower bounds"}
+_BASIS_WHY = ("; the conditional throughput, as RFC 9971 recommends for comparisons, where every repeat of both sides has one, "
+              "else the lower bound")
+
+
 def speedup_notes(entries, datapath_a, datapath_b):
     """Paragraphs under the speedup table: what the ratio and its interval are, and what they show."""
     if not entries:
         return []
-    notes = ["%s / %s: the median of %s's lower bounds over the median of %s's, over the repeats of the latest run of each."
-             % (datapath_a, datapath_b, datapath_a, datapath_b)]
+    bases = sorted({entry["basis"] for entry in entries if entry.get("basis")}, reverse=True) or ["lower bound"]
+    notes = ["%s / %s: the median of %s's %s over the median of %s's, over the repeats of the latest run of each%s."
+             % (datapath_a, datapath_b, datapath_a, " (or ".join(_BASIS_WORDS[basis] for basis in bases) + ")" * (len(bases) - 1),
+                datapath_b, _BASIS_WHY if "conditional throughput" in bases else "")]
     if any(entry.get("low") is not None for entry in entries):
         notes.append("In brackets, the interval from the repeats: the lowest and the highest ratio any two repeats give, min(%s) / max(%s) "
                      "to max(%s) / min(%s) (\"at least\" when a bound of %s is 0). It leaves out 1 exactly when the ranges of the two "

@@ -111,8 +111,10 @@ speedups:
   description:
     - The speedup tables with O(compare), one entry per label other than the baseline x scenario x protocol x frame size; empty
       without O(compare). C(variant) is the entry's label A, C(baseline) the last label B.
-    - C(a), C(b) are the medians of the repeats' lower bounds of A and B (with one repeat, the bound), C(speedup) is C(a) / C(b),
-      or null when a side is not measured or its median is 0 (C(note) says which).
+    - C(a), C(b) are the medians over the repeats of A and B (with one repeat, the value) of RFC 9971's conditional throughput
+      when every repeat of both sides has one, else of the lower bounds (results before schema version 3); C(basis) says which
+      (C(conditional throughput) or C(lower bound)). C(speedup) is C(a) / C(b), or null when a side is not measured or its
+      median is 0 (C(note) says which).
     - C(low), C(high) are the interval min(A) / max(B) to max(A) / min(B) over the repeats; null with one repeat on a side (no
       spread measured); C(high) is null too when a bound of B is 0 (no upper limit).
     - C(repeats_a), C(repeats_b) are the repeats of each side; C(chance) is how often two variants that do not differ give
@@ -134,6 +136,7 @@ speedups:
       repeats_a: 5
       repeats_b: 5
       chance: 0.0079
+      basis: conditional throughput
       variant: doca
       baseline: system
       verdict: "doca is 16.0x system (14.0x to 18.0x over 5 repeats each): larger than the spread"

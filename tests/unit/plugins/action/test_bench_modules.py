@@ -122,13 +122,14 @@ def test_speedup_table_in_the_seeds_form(tmp_path):
     documents = [json.loads((tmp_path / name).read_text()) for name in sorted(os.listdir(str(tmp_path))) if name.endswith(".json")]
     entries = report.speedups(report.rows_of(documents), "doca", "system", "pdr")
     assert len(entries) == 1
-    expected = fast["goals"]["pdr"]["lower_bound"] / slow["goals"]["pdr"]["lower_bound"]
-    assert entries[0]["speedup"] == pytest.approx(expected) and 15.5 < entries[0]["speedup"] < 16.5
+    # RFC 9971's conditional throughputs, as the RFC recommends for comparisons
+    expected = fast["goals"]["pdr"]["conditional_throughput"] / slow["goals"]["pdr"]["conditional_throughput"]
+    assert entries[0]["basis"] == "conditional throughput" and entries[0]["speedup"] == pytest.approx(expected) and 15.5 < entries[0]["speedup"] < 16.5
     header, lines = report.speedup_table(entries, "doca", "system")
     assert header[7] == "doca / system" and lines[0][7] == "%.1fx" % expected
     # the rates with their Gbps on the wire: 64 B frames take 84 B of the wire, 672 bits
     assert header[3:7] == ["doca", "doca Gbps (L1)", "system", "system Gbps (L1)"]
-    assert lines[0][4] == "%.2f Gbps" % (fast["goals"]["pdr"]["lower_bound"] * 672 / 1e9)
+    assert lines[0][4] == "%.2f Gbps" % (fast["goals"]["pdr"]["conditional_throughput"] * 672 / 1e9)
     # one search per side: today's ratio, and the note says that no spread was measured
     assert lines[0][8] == entries[0]["verdict"] == "one repeat each: no spread measured; run with bench_repeat >= 3 to know"
     assert (entries[0]["low"], entries[0]["high"], entries[0]["repeats_a"], entries[0]["repeats_b"]) == (None, None, 1, 1)
@@ -143,10 +144,11 @@ def test_speedup_table_of_two_compare_variants(tmp_path):
     noemc = write_run(tmp_path, "netdev-noemc", 600000.0)
     documents = [json.loads((tmp_path / name).read_text()) for name in sorted(os.listdir(str(tmp_path))) if name.endswith(".json")]
     entries = report.speedups(report.rows_of(documents), "netdev-emc", "netdev-noemc", "pdr")
-    assert [(entry["a"], entry["b"]) for entry in entries] == [(emc["goals"]["pdr"]["lower_bound"], noemc["goals"]["pdr"]["lower_bound"])]
+    assert [(entry["a"], entry["b"]) for entry in entries] == [(emc["goals"]["pdr"]["conditional_throughput"],
+                                                                noemc["goals"]["pdr"]["conditional_throughput"])]
     header, lines = report.speedup_table(entries, "netdev-emc", "netdev-noemc")
     assert header[3:8] == ["netdev-emc", "netdev-emc Gbps (L1)", "netdev-noemc", "netdev-noemc Gbps (L1)", "netdev-emc / netdev-noemc"]
-    assert lines[0][7] == "%.1fx" % (emc["goals"]["pdr"]["lower_bound"] / noemc["goals"]["pdr"]["lower_bound"])
+    assert lines[0][7] == "%.1fx" % (emc["goals"]["pdr"]["conditional_throughput"] / noemc["goals"]["pdr"]["conditional_throughput"])
 
 
 def test_bench_report_writes_markdown_html_and_plots_once(tmp_path, monkeypatch):
@@ -355,13 +357,14 @@ def load_documents(directory):
 
 
 def set_bounds(path, goal, bounds, limited=()):
-    """Give ``goal`` of the repeats in the results file ``path`` these lower bounds (upper bounds 0.5 % above), as the bench would
-    have found them, and its summary the bench's; ``limited``: repeats whose bound is generator-limited."""
+    """Give ``goal`` of the repeats in the results file ``path`` these lower bounds (upper bounds 0.5 % above, the conditional
+    throughput the bound: no loss there), as the bench would have found them, and its summary the bench's; ``limited``: repeats
+    whose bound is generator-limited."""
     document = json.loads(path.read_text())
     for search_ in document["searches"]:
         found = search_["result"]["goals"][goal]
         found.update(lower_bound=bounds[search_["repeat"]], upper_bound=bounds[search_["repeat"]] * 1.005,
-                     generator_limited=search_["repeat"] in limited)
+                     conditional_throughput=bounds[search_["repeat"]], generator_limited=search_["repeat"] in limited)
     for summary in document["summaries"]:
         summary["goals"][goal] = stats.summarize_bounds(bounds, 0.005, [repeat in limited for repeat in range(len(bounds))])
     path.write_text(json.dumps(document))
@@ -404,7 +407,8 @@ def test_report_reads_schema_version_1_as_one_repeat_and_skips_unknown_versions(
     assert not failed, result.get("msg")
     assert result["runs"] == 1 and result["warnings"] == ["skipped unreadable result file future.json: schema_version 4, this collection reads 1, 2, 3"]
     markdown = (results / "report" / "report.md").read_text()
-    assert "| datapath | scenario | protocol | frame | goal | loss ratio | lower bound | Gbps (L1) | line share | upper bound | conditional throughput | note |" in markdown
+    assert ("| datapath | scenario | protocol | frame | goal | loss ratio | lower bound | Gbps (L1) | line share | upper bound "
+            "| conditional throughput | note |") in markdown
     assert "| netdev | routing | udp | 64 B | pdr | 0.005 | %s |" % report._pps(found["goals"]["pdr"]["lower_bound"]) in markdown
     assert "Every bound rests on one search (one repeat): no spread was measured" in markdown
 
@@ -440,6 +444,8 @@ def test_report_of_repeats_gives_the_interval_and_the_verdict(tmp_path, monkeypa
     assert udp["speedup"] == pytest.approx(1.0 / 0.55) and udp["low"] == pytest.approx(0.8 / 0.6) and udp["high"] == pytest.approx(2.4)
     assert (udp["repeats_a"], udp["repeats_b"], round(udp["chance"], 4)) == (5, 5, 0.0079)
     assert udp["verdict"] == udp["note"] == "netdev-emc is 1.82x netdev-noemc (1.33x to 2.40x over 5 repeats each): larger than the spread"
+    # RFC 9971 recommends its conditional throughput for comparisons: every repeat has one here.
+    assert udp["basis"] == tcp["basis"] == "conditional throughput"
     # TCP: 1.0 / 1.0; 0.8 / 1.1 = 0.727; 1.2 / 0.9 = 1.333
     assert tcp["note"] == ("netdev-emc is 1.00x netdev-noemc (0.73x to 1.33x over 3 repeats each): within the spread of the repeats: "
                            "no difference shown; generator-limited on netdev-emc: the speedup is at least this")

@@ -119,3 +119,15 @@ def test_hw_tc_offload_of_the_kernel_datapaths_ports():
     assert conditions.hw_tc_offload(lab_document()) == "-"
     table = dict(conditions.conditions_table([document])[1][i] for i in range(len(conditions.CONDITIONS)))
     assert table["hw-tc-offload of the kernel datapath's ports (with hw-offload)"] == "ens1f0np0 on, ens1f0npf0vf0 off, ens1f0npf0vf1 not listed"
+
+
+def test_a_comparison_falls_back_to_lower_bounds_when_a_side_has_no_conditional_throughput():
+    from ansible_collections.offload.testbed.plugins.module_utils import bench_report  # pylint: disable=import-outside-toplevel
+    summary = {"lower_bounds": [2.0, 2.0], "repeats": 2, "generator_limited": False, "generator_limited_repeats": 0}
+    row = {"lower_bound": 2.0, "repeats": 2, "repeats_planned": 2, "summary": summary, "generator_limited": False}
+    newer = dict(row, conditional_throughputs=[1.9, 1.9])
+    older = dict(row, summary=dict(summary, lower_bounds=[1.0, 1.0]), lower_bound=1.0, conditional_throughputs=[None, None])
+    entry = bench_report.speedup_entry(newer, older, "a", "b")
+    assert (entry["basis"], entry["speedup"]) == ("lower bound", 2.0)
+    both = bench_report.speedup_entry(newer, dict(older, conditional_throughputs=[0.95, 0.95]), "a", "b")
+    assert (both["basis"], both["speedup"]) == ("conditional throughput", 2.0)
