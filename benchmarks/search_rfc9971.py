@@ -50,26 +50,11 @@ def goal_sets():
     return sets
 
 
-def conforms(result, goals):
-    """Whether every goal's bounds are the RFC's relevant bounds of the search's own trials."""
-    for goal in goals:
-        entry = result["goals"][goal["name"]]
-        bounds = rfc9971.classifications(result["trials"], goal)
-        lower, upper = entry["lower_bound"], entry["upper_bound"]
-        if lower and bounds.get(lower) != rfc9971.LOWER:
-            return False
-        if upper != device_models.MAX_LOAD and bounds.get(upper) != rfc9971.UPPER:
-            return False
-        if any(bound == rfc9971.UPPER and load < upper for load, bound in bounds.items()):
-            return False
-    return True
-
-
 def ours(goals):
     def run(model):
         result = search(model, device_models.MAX_LOAD, goals=goals, min_load=device_models.MIN_LOAD, final_duration=goals[0]["final_duration"],
                         width=WIDTH, initial_duration=INITIAL, max_trials=20000)
-        return result["trial_seconds"], conforms(result, goals)
+        return result["trial_seconds"], not rfc9971.nonconformities(result["goals"], result["trials"], goals, device_models.MAX_LOAD)
     return run
 
 

@@ -145,6 +145,26 @@ def _relevant(bounds):
     return lower, upper
 
 
+def nonconformities(goal_entries, trials, goals, max_load):
+    """How a search's reported bounds differ from the RFC's relevant bounds of its own trials; empty when they are
+    those bounds. Per goal (``goal_entries[name]`` has ``lower_bound`` and ``upper_bound``): the lower bound is
+    classified a lower bound, the upper bound (unless it is ``max_load``) an upper bound, and no load below the upper
+    bound is an upper bound."""
+    problems = []
+    for goal in goals:
+        entry = goal_entries[goal["name"]]
+        bounds = classifications(trials, goal)
+        lower, upper = entry["lower_bound"], entry["upper_bound"]
+        if lower and bounds.get(lower) != LOWER:
+            problems.append("%s: the lower bound %s is %s by the trials" % (goal["name"], lower, bounds.get(lower, "not measured")))
+        if upper != max_load and bounds.get(upper) != UPPER:
+            problems.append("%s: the upper bound %s is %s by the trials" % (goal["name"], upper, bounds.get(upper, "not measured")))
+        below = [load for load, bound in bounds.items() if bound == UPPER and load < upper]
+        if below:
+            problems.append("%s: loads %s below the upper bound %s are upper bounds" % (goal["name"], below, upper))
+    return problems
+
+
 def goal_result(trials, goal):
     """The goal's result by RFC 9971: relevant bounds, conditional throughput, regular or not.
 

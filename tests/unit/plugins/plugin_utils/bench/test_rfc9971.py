@@ -103,6 +103,17 @@ def test_relevant_bounds_are_the_smallest_upper_bound_and_the_largest_lower_boun
                       "regular": True, "irregular": None}
 
 
+def test_bounds_other_than_the_relevant_ones_are_named():
+    measured = at(100.0, 0, 0, 0) + at(101.0, 0.1) + at(102.0, 0, 0, 0) + at(103.0, 0.1)
+    spec = dict(goal(0.0, width=0.02), name="ndr")
+    assert rfc9971.nonconformities({"ndr": {"lower_bound": 100.0, "upper_bound": 101.0}}, measured, [spec], 200.0) == []
+    assert rfc9971.nonconformities({"ndr": {"lower_bound": 102.0, "upper_bound": 103.0}}, measured, [spec], 200.0) == [
+        "ndr: loads [101.0] below the upper bound 103.0 are upper bounds"]
+    assert rfc9971.nonconformities({"ndr": {"lower_bound": 101.0, "upper_bound": 104.0}}, measured, [spec], 200.0) == [
+        "ndr: the lower bound 101.0 is upper by the trials", "ndr: the upper bound 104.0 is not measured by the trials",
+        "ndr: loads [101.0, 103.0] below the upper bound 104.0 are upper bounds"]
+
+
 def test_undecided_loads_are_neither_bound():
     # Exceed 0.5 and a 3 s sum: one clean and one lossy second leave 101 undecided.
     result = rfc9971.goal_result(at(100.0, 0, 0) + at(101.0, 0, 0.1) + at(104.0, 0.1, 0.1), goal(0.5, width=0.05))
