@@ -40,6 +40,13 @@ options:
     type: str
     choices: [running, absent]
     default: running
+  restart:
+    description:
+      - Names of guests to restart now, on a fresh overlay, whatever they run (a guest whose boot hung). The console
+        log of the boot a restart ends is kept as C(<name>.console.log.1) in O(state_dir).
+    type: list
+    elements: str
+    default: []
   base_image:
     description: The qcow2 image every guest's overlay is backed by.
     type: path
@@ -83,6 +90,14 @@ EXAMPLES = r"""
     base_image: "{{ vm_lab_dir }}/images/bookworm-0123456789abcdef.qcow2"
     state_dir: "{{ vm_lab_dir }}/guests"
     public_key: "{{ vm_lab_dir }}/id_ed25519.pub"
+
+- name: Start dut01 again on a fresh overlay (its boot hung)
+  offload.testbed.vm_guest:
+    guests: "{{ vm_lab_guests }}"
+    base_image: "{{ vm_lab_dir }}/images/bookworm-0123456789abcdef.qcow2"
+    state_dir: "{{ vm_lab_dir }}/guests"
+    public_key: "{{ vm_lab_dir }}/id_ed25519.pub"
+    restart: [dut01]
 """
 
 RETURN = r"""
@@ -119,13 +134,14 @@ def main():
     module = AnsibleModule(argument_spec=dict(
         guests=dict(type="list", elements="dict", required=True),
         state=dict(type="str", choices=["running", "absent"], default="running"),
+        restart=dict(type="list", elements="str", default=[]),
         base_image=dict(type="path"), state_dir=dict(type="path", required=True), public_key=dict(type="path"),
         wire_base=dict(type="int", default=40000), accel=dict(type="str", choices=["auto", "tcg", "kvm"], default="auto"),
         probe_timeout=dict(type="int", default=60),
         qemu=dict(type="str", default="qemu-system-x86_64"), qemu_img=dict(type="str", default="qemu-img"),
     ), required_if=[("state", "running", ("base_image", "public_key"))], supports_check_mode=True)
     lab = dict(module.params)
-    errors = vm_lab.validate(lab["guests"], lab["wire_base"])
+    errors = vm_lab.validate(lab["guests"], lab["wire_base"], lab["restart"])
     if errors:
         module.fail_json(msg="invalid VM lab, nothing changed: " + "; ".join(errors), errors=errors)
     reason = "asked for (accel)"

@@ -72,11 +72,14 @@ def plan(module, lab):
 
 
 def apply(module, lab, guest, action, pid):
-    """Stop, start or restart one guest; a guest that does not start fails the module, naming its console log."""
+    """Stop, start or restart one guest (a restart keeps the console log of the boot it ends as ``previous_console``);
+    a guest that does not start fails the module, naming its console log."""
     files = vm_lab.guest_files(lab["state_dir"], guest["name"])
     if action in ("stop", "restart") and pid:
         stop(pid)
         remove(files, ["pidfile", "monitor"] + (["disk"] if action == "stop" or lab["state"] == "running" else []))
+        if action == "restart" and os.path.exists(files["console"]):
+            os.replace(files["console"], files["previous_console"])
     if action in ("start", "restart"):
         if not os.path.exists(files["disk"]):
             module.run_command([lab["qemu_img"], "create", "-q", "-f", "qcow2", "-b", lab["base_image"], "-F", "qcow2", files["disk"]],

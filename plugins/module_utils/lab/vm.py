@@ -42,7 +42,7 @@ ACCELS = ("tcg", "kvm")
 # (bus i + 1: enp<i+1>s0), so the guest's interface names do not depend on which driver probes first.
 MGMT_SLOT = 3
 # Bump when the image recipe (roles/vm_lab/files/build-image.sh) changes what it writes.
-IMAGE_RECIPE = 3
+IMAGE_RECIPE = 4
 
 
 def image_key(suite, mirror, packages, recipe=IMAGE_RECIPE):
@@ -80,9 +80,11 @@ def _wire_errors(guests):
             for wire, where in sorted(ends.items(), key=lambda item: str(item[0])) if len(where) != 2]
 
 
-def validate(guests, wire_base):
-    """Every problem of the guest list at once, each naming the variable as written."""
-    errors = []
+def validate(guests, wire_base, restart=()):
+    """Every problem of the guest list (and of the guests asked to restart) at once, each naming the variable as written."""
+    known = [guest.get("name") for guest in guests]
+    errors = ["restart: %s is not a guest of vm_lab_guests; name one of %s" % (show(name), ", ".join(map(str, known)))
+              for name in restart if name not in known]
     names, ports, macs = set(), set(), set()
     for index, guest in enumerate(guests):
         path = "vm_lab_guests[%d]" % index
@@ -119,9 +121,10 @@ def wire_ports(wire_base, guests):
 
 
 def guest_files(state_dir, name):
-    """Where a guest's disk, pid file, console log and monitor socket are."""
+    """Where a guest's disk, pid file, console log (and its previous boot's, kept over a restart) and monitor socket are."""
     return dict((key, os.path.join(state_dir, "%s.%s" % (name, suffix))) for key, suffix in (
-        ("disk", "qcow2"), ("pidfile", "pid"), ("console", "console.log"), ("monitor", "monitor.sock")))
+        ("disk", "qcow2"), ("pidfile", "pid"), ("console", "console.log"), ("previous_console", "console.log.1"),
+        ("monitor", "monitor.sock")))
 
 
 def _machine(accel):
@@ -172,7 +175,8 @@ def running_argv(cmdline_bytes):
 
 
 def plan_guest(guest, lab, running):
-    """What to do for one guest: ``start``, ``restart`` (it runs another command line), or nothing (``None``).
+    """What to do for one guest: ``start``, ``restart`` (it runs another command line, or ``lab["restart"]`` names
+    it), or nothing (``None``).
 
     ``running`` is the argv of the guest's QEMU process, or None when it does not run.
     """
@@ -180,4 +184,6 @@ def plan_guest(guest, lab, running):
         return "stop" if running else None
     if running is None:
         return "start"
+    if guest["name"] in lab.get("restart", ()):
+        return "restart"
     return None if running == guest_argv(guest, lab) else "restart"

@@ -71,3 +71,28 @@ def test_check_mode_without_an_answer_starts_nothing(tmp_path, monkeypatch):
     lab = {"qemu": "qemu-system-x86_64", "state_dir": str(tmp_path / "guests"), "base_image": "/img.qcow2"}
     assert qemu.resolve_accel(module, lab, 60) == ("tcg", "KVM not probed in check mode; TCG assumed")
     assert not os.path.exists(str(tmp_path / "guests"))
+
+
+class RunModule(FakeModule):
+    def __init__(self):
+        self.commands = []
+
+    def run_command(self, argv, check_rc=False):
+        self.commands.append(argv)
+        return 0, "", ""
+
+
+def test_a_restart_keeps_the_console_log_of_the_boot_it_ends(tmp_path, monkeypatch):
+    stopped = []
+    monkeypatch.setattr(qemu, "stop", stopped.append)
+    guest = {"name": "dut01", "memory_mib": 2048, "cpus": 2, "ssh_port": 2222, "mgmt_mac": "52:54:00:0a:00:02", "nics": []}
+    lab = {"qemu": "qemu-system-x86_64", "qemu_img": "qemu-img", "accel": "tcg", "state_dir": str(tmp_path), "state": "running",
+           "public_key": "/lab/id_ed25519.pub", "base_image": "/lab/base.qcow2", "wire_base": 40000, "guests": [guest]}
+    (tmp_path / "dut01.console.log").write_text("Loading initial ramdisk ...\n")
+    (tmp_path / "dut01.qcow2").write_text("overlay of the boot that hung")
+    module = RunModule()
+    qemu.apply(module, lab, guest, "restart", 4242)
+    assert stopped == [4242]
+    assert (tmp_path / "dut01.console.log.1").read_text() == "Loading initial ramdisk ...\n"
+    assert not (tmp_path / "dut01.console.log").exists()
+    assert [argv[:2] for argv in module.commands] == [["qemu-img", "create"], ["qemu-system-x86_64", "-name"]]

@@ -75,6 +75,20 @@ def test_the_plan_of_a_guest():
     assert vm_lab.plan_guest(GUESTS[0], dict(LAB, state="absent"), None) is None
 
 
+def test_a_guest_named_to_restart_restarts_whatever_it_runs():
+    argv = vm_lab.guest_argv(GUESTS[0], LAB)
+    lab = dict(LAB, restart=["dut01"])
+    assert vm_lab.plan_guest(GUESTS[0], lab, argv) == "restart"
+    assert vm_lab.plan_guest(GUESTS[0], lab, None) == "start"
+    assert vm_lab.plan_guest(GUESTS[1], lab, vm_lab.guest_argv(GUESTS[1], LAB)) is None
+    assert vm_lab.plan_guest(GUESTS[0], dict(lab, state="absent"), argv) == "stop"
+
+
+def test_a_guest_to_restart_that_the_lab_does_not_have_is_refused():
+    assert vm_lab.validate(GUESTS, 40000, ["dut01"]) == []
+    assert vm_lab.validate(GUESTS, 40000, ["dut1"]) == ["restart: 'dut1' is not a guest of vm_lab_guests; name one of dut01, gen01"]
+
+
 def test_proc_cmdline_is_read_as_argv():
     assert vm_lab.running_argv(b"qemu-system-x86_64\0-name\0dut01\0") == ["qemu-system-x86_64", "-name", "dut01"]
 
