@@ -17,6 +17,7 @@ from ansible_collections.offload.testbed.plugins.module_utils import bench_units
 from ansible_collections.offload.testbed.plugins.module_utils import bench_report_conditions as conditions
 from ansible_collections.offload.testbed.plugins.module_utils.bench_report_evidence import bound_trials, evidence_table
 from ansible_collections.offload.testbed.plugins.module_utils.bench_report_latency import NOTE as LATENCY_NOTE, latency_table
+from ansible_collections.offload.testbed.plugins.module_utils.bench_report_soak import NOTE as SOAK_NOTE, soak_rows_of, soak_table
 from ansible_collections.offload.testbed.plugins.module_utils.bench_report_render import Figures
 from ansible_collections.offload.testbed.plugins.module_utils.bench_schema import READABLE_SCHEMA_VERSIONS
 
@@ -136,6 +137,20 @@ def latency_rows_of(documents):
             chosen[key] = [dict(point, run_id=document["run_id"], reference_goal=latency.get("reference_goal"),
                                 repeat=measured[0].get("repeat", 0)) for point in latency["points"]]
     return sorted(chosen.items())
+
+
+def soaks_of(documents):
+    """The soak of the last run per datapath x scenario x protocol x frame size (of a run of several flow counts, its first count's)."""
+    chosen = {}
+    for document in sorted(documents, key=lambda document: document.get("run_id", "")):
+        if not readable(document):
+            continue
+        for repeats in searches_by_profile(document):
+            soak, profile = repeats[0].get("soak"), repeats[0]["profile"]
+            key = (document["datapath"], profile["scenario"], profile["protocol"], profile["frame_size"])
+            if soak and not (key in chosen and chosen[key][0] == document["run_id"]):
+                chosen[key] = (document["run_id"], soak)
+    return soak_rows_of(chosen)
 
 
 def latest_rows(rows):
@@ -544,6 +559,9 @@ def tables_of(documents, compare=None, goal="pdr", images=()):
         notes = ["With repeats: the latency trials of the first repeat that measured them (repeat 0 unless it skipped latency)."] \
             if repeated(rows) else []
         tables.append(("Latency below the PDR",) + latency_table(latency_rows) + ([LATENCY_NOTE] + notes,))
+    soaks = soaks_of(documents)
+    if soaks:
+        tables.append(("Soak at the conditional throughput",) + soak_table(soaks) + ([SOAK_NOTE],))
     if shown:
         tables.append(("Runs",) + conditions.runs_table(shown) + (["The runs of the tables above, one results file each."],))
     return tables, entries

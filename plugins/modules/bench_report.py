@@ -38,6 +38,9 @@ description:
     was measured.
   - The latency table shows, per profile, the latency trials of the first repeat that measured them (repeat 0 normally); its 99th
     percentile is read from TRex's latency histogram (the high end of the range that holds it) and shown with that range.
+  - The soak table shows, per profile, the soak trial of the last run (O(offload.testbed.trex_bench#module:soak_duration) of
+    M(offload.testbed.trex_bench)) with its goal and load, the loss ratio of the whole trial and of its worst interval, and whether
+    it held within the goal's loss ratio.
   - Draws PNG plots with matplotlib (needed on the host that runs the module, usually the controller), placed after the bounds table.
     Loss against offered load of the trials of every run shown (one plot per run and frame size, one colour per repeat, short and final
     trials apart, generator-limited trials crossed); the x range set by the goals' bounds and the trials near them (the others counted in

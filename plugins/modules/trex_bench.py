@@ -469,6 +469,20 @@ options:
         counters of a receiving server that the bench never clears do not mix.
     type: int
     default: 100
+  soak_duration:
+    description:
+      - Seconds of a soak trial after each frame size's searches (and flow count's), one trial at the median
+        conditional throughput (RFC 9971) of O(soak_goal), its counters read every O(soak_interval) seconds. The results
+        hold the loss over time, and whether the whole trial stayed within the goal's loss ratio. V(0) runs none.
+    type: float
+    default: 0
+  soak_interval:
+    description: Seconds between two readings of the soak trial's counters (at most O(soak_duration)).
+    type: float
+    default: 10
+  soak_goal:
+    description: The goal whose conditional throughput the soak runs at; default the goal with the largest loss ratio (the PDR).
+    type: str
 notes:
   - Bad arguments (unknown scenario or protocol, frame size outside 64..9216, loss ratio outside [0, 1), width outside
     (0, 0.5)...) are refused before anything is sent; so are an unreachable generator and a generator without the ports.
@@ -529,6 +543,9 @@ searches:
       C(upper_bound) and C(lower_bound_trial) are the search's own.
     - C(latency) holds the latency trials (C(points), each with C(min_us), C(avg_us), C(max_us), C(jitter_us),
       C(percentiles_us), C(histogram), C(latency_sent), C(latency_received)) or why there are none (C(skipped)).
+    - C(soak) (with O(soak_duration)) holds the soak trial, with its C(goal), C(load), C(duration), C(offered), C(received),
+      C(loss_ratio), C(holds) (within the goal's loss ratio), C(worst_interval_loss_ratio) and C(intervals) (each with
+      C(start), C(end), C(offered), C(received), C(loss_ratio)), or why it did not run (C(skipped)); null without one.
   returned: success
   type: list
   elements: dict

@@ -37,6 +37,7 @@ NS = namespaces(PREFIX)
 MAX_LOAD = 3000.0
 FINAL = 2.0
 INITIAL = 0.5
+SOAK = 6.0
 
 
 def collections_path(tmp_path):
@@ -130,6 +131,21 @@ def send_at(rpc, pub, load, duration, frame_size):
     return stats[0]["opackets"], stats[1]["ipackets"]
 
 
+def check_soak(search, returned):
+    """The soak ran at the PDR's conditional throughput for SOAK s, its counters read under traffic in about SOAK / 3 s steps."""
+    soak = search["soak"]
+    assert returned == soak and soak["skipped"] is None, soak
+    assert soak["goal"] == "pdr" and soak["load"] == search["result"]["goals"]["pdr"]["conditional_throughput"] > 0.0, soak
+    assert soak["offered"] >= 0.95 * soak["load"] * SOAK, soak
+    parts = soak["intervals"]
+    assert len(parts) >= 2 and parts[0]["start"] == 0.0 and parts[-1]["end"] == SOAK, parts
+    assert sum(part["offered"] for part in parts) == soak["offered"] and all(part["offered"] > 0 for part in parts), parts
+    assert soak["holds"] == (soak["loss_ratio"] <= soak["goal_loss_ratio"])
+    print("soak: %.1f pps x %.0f s, sent %d received %d, loss ratio %g, intervals %s" % (
+        soak["load"], SOAK, soak["offered"], soak["received"], soak["loss_ratio"],
+        ", ".join("%.1f-%.1f s: %d/%d" % (part["start"], part["end"], part["received"], part["offered"]) for part in parts)))
+
+
 def test_trex_bench_routing_udp_through_ovs_survives_a_killed_generator(softgen_process, tmp_path):  # pylint: disable=redefined-outer-name,too-many-locals
     rpc, pub = softgen_process.rpc, softgen_process.pub
     results = tmp_path / "results"
@@ -143,6 +159,8 @@ def test_trex_bench_routing_udp_through_ovs_survives_a_killed_generator(softgen_
         "reconnects": 4, "reconnect_delay": 1.0,
         # latency through the action and softgen is molecule default's (CI time)
         "latency_loads": [],
+        # a short soak: the counters read under traffic through the real client, three intervals
+        "soak_duration": SOAK, "soak_interval": SOAK / 3,
     }
     started = time.time()
     (bench, stdout), before_kill = kill_and_restart_during(lambda: run_playbook(tmp_path, task_args, "first"), softgen_process,
@@ -173,6 +191,7 @@ def test_trex_bench_routing_udp_through_ovs_survives_a_killed_generator(softgen_
         rows = list(csv.DictReader(handle))
     assert sorted(row["goal"] for row in rows) == ["ndr", "ndr_1e-5", "pdr"]
     assert float([row for row in rows if row["goal"] == "ndr"][0]["lower_bound_pps"]) == ndr["lower_bound"]
+    check_soak(search, bench["searches"][0]["soak"])
     print("trex_bench: %d trials, %.1f trial seconds, NDR %.1f pps (generator-limited: %s); playbook %.1f s" % (
         len(search["trials"]), search["result"]["trial_seconds"], ndr["lower_bound"], ndr["generator_limited"], spent))
 
@@ -181,6 +200,7 @@ def test_trex_bench_routing_udp_through_ovs_survives_a_killed_generator(softgen_
     assert again["resumed"] is True and again["changed"] is False
     assert again["searches"][0]["goals"]["ndr"]["lower_bound"] == ndr["lower_bound"]
     assert len(json.loads((results / "bnt-run.json").read_text())["searches"][0]["trials"]) == len(search["trials"])
+    assert json.loads((results / "bnt-run.json").read_text())["searches"][0]["soak"] == search["soak"], "the resumed run soaked again"
 
     sent, received = send_at(rpc, pub, ndr["lower_bound"], FINAL, 64)
     assert sent >= 0.99 * ndr["lower_bound"] * FINAL, "sent %d at %.1f pps for %.1f s" % (sent, ndr["lower_bound"], FINAL)

@@ -40,6 +40,10 @@ class LatencyUnsupported(BenchError):
     """The generator cannot measure latency; the run goes on without it."""
 
 
+class SoakUnsupported(BenchError):
+    """The generator cannot read its counters while traffic runs; the run goes on without a soak."""
+
+
 def quiet_value(read, sleep, clock, poll, limit):
     """``read()`` once two reads ``poll`` s apart agree, at most ``limit`` s: how a generator closes a trial's
     counting window only when the receiving side is quiet (frames still in flight count in their own trial)."""
@@ -93,6 +97,12 @@ class Generator:
         ``rx_pgid_stats``.  Raises :class:`LatencyUnsupported` when the
         generator cannot measure latency."""
         raise NotImplementedError
+
+    def soak_trial(self, load, duration, interval):
+        """A :meth:`trial` whose counters are also read about every ``interval`` s while it runs: the record adds
+        ``samples``, ``[{"t": seconds since the start, "offered": frames, "received": frames}]`` (running totals).
+        Raises :class:`SoakUnsupported` when the generator cannot read them under traffic."""
+        raise SoakUnsupported("generator %s cannot read its counters while traffic runs" % self.where)
 
     def free_pg_id(self, first):
         """The first packet-group id from ``first`` that the generator has not used."""

@@ -234,6 +234,11 @@ class Store:
         latency["skipped"] = reason
         self.save()
 
+    def set_soak(self, entry, soak):
+        """The soak trial of the frame size whose first search is ``entry`` (or why none ran)."""
+        entry["soak"] = soak
+        self.save()
+
     def finish_search(self, entry, result, max_load):
         goals = label_goals(result, entry["trials"], max_load)
         entry["result"] = {"goals": goals, "trial_seconds": result["trial_seconds"], "trials": len(entry["trials"])}

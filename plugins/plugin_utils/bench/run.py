@@ -43,12 +43,13 @@ from ansible_collections.offload.testbed.plugins.module_utils.bench_health impor
 from ansible_collections.offload.testbed.plugins.module_utils.bench_schema import report_file
 from ansible_collections.offload.testbed.plugins.module_utils.offload_facts import evidence_of, offload_use, rx_queue_use
 from ansible_collections.offload.testbed.plugins.module_utils.bench_stats import median, summarize_bounds
-from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, GeneratorLost, LatencyUnsupported
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, GeneratorLost, LatencyUnsupported, SoakUnsupported
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.latency import has_latency, latency_points, reference_load, summarize
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import build_latency_frame, build_streams, profile, search_settings, searches_of
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.spec import flow_list
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.results import Replay, is_generator_limited, progress_line
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import loss_of, search
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.soak import skipped, soak_goal, soak_load, soak_record
 
 
 def run_header(args, generator_info, dut_host, dut_system):
@@ -184,9 +185,11 @@ class BenchRun:
             entries = [self.run_search(size, repeat, flows) for repeat in range(self.args["repeat"])]
             summary = self.summarize(entries)
             self.run_latency(entries[0], size, summary)
+            self.run_soak(entries, size)
             summaries.append({"profile": entries[0]["profile"], "repeats": len(entries), "goals": returned_goals(entries, summary),
                               "trial_seconds": sum(entry["result"]["trial_seconds"] for entry in entries),
-                              "trials": sum(len(entry["trials"]) for entry in entries), "latency": entries[0].get("latency")})
+                              "trials": sum(len(entry["trials"]) for entry in entries), "latency": entries[0].get("latency"),
+                              "soak": entries[0].get("soak")})
         return summaries
 
     def streams_for(self, size, flows):
@@ -360,6 +363,33 @@ class BenchRun:
         for point in latency_points(goals, self.args["latency_loads"], self.args["latency_pps"]):
             if point["fraction"] not in done and not self.latency_point(entry, latency, size, point, goal):
                 return
+
+    def run_soak(self, entries, size):
+        """One soak trial at the median conditional throughput of ``soak_goal`` over the repeats, its counters read every
+        ``soak_interval`` s; saved with the first repeat's search as it ends. A resumed run with it on disk does not run it again;
+        a generator that cannot read its counters under traffic skips it (recorded), not the run."""
+        args = self.args
+        if args["soak_duration"] <= 0 or entries[0].get("soak"):
+            return
+        goal = soak_goal(args["goals"], args["soak_goal"])
+        load = soak_load(entries, goal["name"])
+        tag = "%s %d B" % (self.store.run_id, size)
+        if load <= 0:
+            self.store.set_soak(entries[0], skipped(goal["name"], load, "goal %s has no lower bound above 0 frames/s" % goal["name"]))
+            return
+        duration, interval = args["soak_duration"], args["soak_interval"]
+        self.log("trex_bench %s: soak at %s's conditional throughput %.1f pps for %.0f s, read every %.0f s" % (tag, goal["name"], load, duration, interval))
+        try:
+            reply = self.guarded(entries[0], load, duration, lambda: self.generator.soak_trial(load, duration, interval), soak=True)
+        except SoakUnsupported as error:
+            self.store.set_soak(entries[0], skipped(goal["name"], load, str(error)))
+            self.warn("trex_bench %s: no soak: %s" % (tag, error))
+            return
+        record = soak_record(goal, load, {"duration": duration, "interval": interval}, reply, utc(reply["started"]))
+        self.store.set_soak(entries[0], record)
+        self.log("trex_bench %s: soak sent %d received %d: loss ratio %.6g (worst interval %.6g), %s %s's loss ratio %.6g" % (
+            tag, record["offered"], record["received"], record["loss_ratio"], record["worst_interval_loss_ratio"],
+            "within" if record["holds"] else "ABOVE", goal["name"], goal["loss_ratio"]))
 
     def latency_point(self, entry, latency, size, point, goal):
         """One latency trial; False when the generator cannot measure latency (the rest is skipped)."""

@@ -159,6 +159,9 @@ def argument_spec():
         latency_pps=dict(type="float", default=1000.0),
         latency_duration=dict(type="float"),
         latency_pg_id=dict(type="int", default=100),
+        soak_duration=dict(type="float", default=0.0),
+        soak_interval=dict(type="float", default=10.0),
+        soak_goal=dict(type="str"),
         **_search_options()
     )
 
@@ -428,6 +431,21 @@ def _check_latency(args, errors):
                       % (_show(args["latency_pg_id"]), MAX_PG_ID))
 
 
+def _check_soak(args, errors):
+    """soak_duration, soak_interval, soak_goal."""
+    duration, interval = args["soak_duration"], args["soak_interval"]
+    if not _number(duration) or duration < 0:
+        errors.append("soak_duration: %s must be the seconds of the soak trial after each frame size's searches, e.g. 600; "
+                      "0 runs none" % _show(duration))
+    if not _positive(interval) or (_positive(duration) and interval > duration):
+        errors.append("soak_interval: %s must be the seconds between two readings of the soak's counters, above 0 and at most "
+                      "soak_duration (%s), e.g. 10" % (_show(interval), _show(duration)))
+    names = [goal.get("name") for goal in args["goals"] or []]
+    if args["soak_goal"] is not None and args["soak_goal"] not in names:
+        errors.append("soak_goal: %r is not one of the goals (%s); name the goal whose conditional throughput the soak runs at, "
+                      "or leave it unset for the goal with the largest loss ratio" % (args["soak_goal"], ", ".join(map(str, names))))
+
+
 def _check_results(args, errors):
     """results_dir, run_id, datapath, dut_interfaces, dut_tc_devices, dut_queue_devices."""
     if not args["results_dir"]:
@@ -534,7 +552,7 @@ def _check_testpmd(args, errors):
 
 
 CHECKS = (_check_generator, _check_testpmd, _check_ports, _check_frames, _check_addresses, _check_goals, _check_durations, _check_loads,
-          _check_latency, _check_results)
+          _check_latency, _check_soak, _check_results)
 
 
 def check(params):

@@ -416,8 +416,27 @@ class TRexGenerator(Generator):
         reply["achieved_load"] = reply["offered"] / duration
         return reply
 
-    def send(self, mults, duration):
-        """Start every transmitting port at its multiplier for ``duration`` s; offered and received frames."""
+    def soak_trial(self, load, duration, interval):
+        samples = []
+        reply = self._call(self.send, {port: "%.6fpps" % (load * share) for port, share in self.tx_ports}, duration, (interval, samples))
+        reply.update(achieved_load=reply["offered"] / duration, samples=samples)
+        return reply
+
+    def sampler(self, started, before, interval, samples):
+        """What a soak trial does with the counters read between two slices of ``wait_on_traffic``: a running total
+        in ``samples`` once ``interval`` s have passed since the last (the ALIVE_READ slices set the pace)."""
+        ports = [port for port, _share in self.tx_ports]
+
+        def on_read(stats):
+            elapsed = time.time() - started
+            if elapsed - (samples[-1]["t"] if samples else 0.0) >= interval:
+                samples.append({"t": round(elapsed, 3), "offered": sum(int(stats[port]["opackets"]) for port in ports),
+                                "received": self.received() - before})
+        return on_read
+
+    def send(self, mults, duration, sampling=None):
+        """Start every transmitting port at its multiplier for ``duration`` s; offered and received frames.
+        ``sampling`` is ``(interval, samples)`` for a soak trial (``sampler``)."""
         client = self.client
         ports = [port for port, _share in self.tx_ports]
         # the frames of the last trial are all in before this one's window opens
@@ -427,16 +446,17 @@ class TRexGenerator(Generator):
         started = time.time()
         for port in ports:
             client.start(ports=[port], mult=mults[port], duration=duration, force=True)
-        self.wait_on_traffic(ports, duration + 30)
+        self.wait_on_traffic(ports, duration + 30, self.sampler(started, before, *sampling) if sampling else None)
         received = self.quiet_received(self.args["settle"]) - before
         stats = client.get_stats(ports=self.args["ports"])
         offered = sum(int(stats[port]["opackets"]) for port in ports)
         return {"offered": offered, "received": received, "started": started}
 
-    def wait_on_traffic(self, ports, timeout):
+    def wait_on_traffic(self, ports, timeout, on_read=None):
         """The client's ``wait_on_traffic`` (the current client also removes its RX filters at the end) in slices of
         ALIVE_READ s, the sending server's counters read between them: a server restarted under the trial (by its
-        supervision) fails that read at once, with its new API handle, instead of after the whole ``timeout``."""
+        supervision) fails that read at once, with its new API handle, instead of after the whole ``timeout``.
+        ``on_read(stats)`` gets each of those reads."""
         timeout_error = getattr(self.api, "TRexTimeoutError", None) or self.api.STLTimeoutError
         deadline = time.time() + timeout
         while True:
@@ -445,7 +465,9 @@ class TRexGenerator(Generator):
             except timeout_error:
                 if time.time() >= deadline:
                     raise
-            self.client.get_stats(ports=ports)
+            stats = self.client.get_stats(ports=ports)
+            if on_read is not None:
+                on_read(stats)
 
     def latency_trial(self, load, duration, frame, latency_pps, pg_id):
         """The streams are loaded with absolute rates and started at multiplier 1 (a pps multiplier would

@@ -37,7 +37,8 @@ FORMER_KEYS = {
     "max_trials", "retries", "latency_loads", "latency_pps", "latency_duration", "latency_pg_id",
 }
 NEW_KEYS = {"repeat", "reconnects", "reconnect_delay", "line_rate_gbps", "generator", "testpmd",
-            "dut_tc_devices", "dut_queue_devices", "dut_conntrack", "dut_all_flows"}
+            "dut_tc_devices", "dut_queue_devices", "dut_conntrack", "dut_all_flows",
+            "soak_duration", "soak_interval", "soak_goal"}
 
 
 def validate(task_args):
