@@ -17,7 +17,7 @@ from ansible_collections.offload.testbed.plugins.module_utils import bench_units
 from ansible_collections.offload.testbed.plugins.module_utils import bench_report_conditions as conditions
 from ansible_collections.offload.testbed.plugins.module_utils.bench_report_evidence import bound_trials, evidence_table
 from ansible_collections.offload.testbed.plugins.module_utils.bench_report_latency import NOTE as LATENCY_NOTE, latency_table
-from ansible_collections.offload.testbed.plugins.module_utils.bench_report_soak import NOTE as SOAK_NOTE, soak_rows_of, soak_table
+from ansible_collections.offload.testbed.plugins.module_utils.bench.report.soak import NOTE as SOAK_NOTE, soak_rows_of, soak_table
 from ansible_collections.offload.testbed.plugins.module_utils.bench_report_render import Figures
 from ansible_collections.offload.testbed.plugins.module_utils.bench_schema import READABLE_SCHEMA_VERSIONS
 
