@@ -70,7 +70,10 @@ options:
     choices: [auto, tcg, kvm]
     default: auto
   probe_timeout:
-    description: Seconds the KVM probe's guest has to answer over SSH (O(accel=auto)).
+    description:
+      - Seconds the KVM probe's guest has to answer over SSH (O(accel=auto)).
+      - The probe gives up sooner, after 20 seconds, when the guest's kernel has not printed its banner on the console
+        by then (where KVM guests hang, they hang before it).
     type: int
     default: 60
   qemu:

@@ -18,6 +18,11 @@ import time
 from ansible_collections.offload.testbed.plugins.module_utils.lab import vm as vm_lab
 
 STOP_WAIT = 20
+# Where KVM guests hang here, they hang before the kernel prints its banner
+# (the console ends at GRUB's "Loading Linux ..."); a KVM guest that boots
+# prints it within seconds. The probe gives up when it has not come by then.
+KERNEL_BANNER = b"Linux version "
+KERNEL_START = 20
 
 
 def read_running(files):
@@ -105,6 +110,20 @@ def _ssh_banner(port, deadline):
     return False
 
 
+def _console_shows(path, text, deadline):
+    """Whether the console log at ``path`` holds ``text`` before ``deadline``."""
+    while True:
+        try:
+            with open(path, "rb") as handle:
+                if text in handle.read():
+                    return True
+        except OSError:
+            pass
+        if time.time() >= deadline:
+            return False
+        time.sleep(1)
+
+
 def _free_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -126,13 +145,17 @@ def kvm_probe(module, qemu_bin, base_image, work_dir, timeout):
     rc, out, err = module.run_command(argv)
     if rc != 0:
         return False, "QEMU refused KVM (rc=%d): %s" % (rc, (err or out).strip())
-    answered = _ssh_banner(port, started + timeout)
+    kernel = _console_shows(files["console"], KERNEL_BANNER, started + min(KERNEL_START, timeout))
+    answered = kernel and _ssh_banner(port, started + timeout)
     pid = read_running(files)[1]
     if pid:
         stop(pid)
     remove(files, ["pidfile"])
     if answered:
         return True, "a KVM guest answered over SSH in %d s" % (time.time() - started)
+    if not kernel:
+        waited = min(KERNEL_START, timeout)
+        return False, "a KVM guest's kernel did not start within %d s (its console log: %s)" % (waited, files["console"])
     return False, "a KVM guest did not answer over SSH within %d s (its console log: %s)" % (timeout, files["console"])
 
 

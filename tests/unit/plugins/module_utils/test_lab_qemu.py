@@ -96,3 +96,15 @@ def test_a_restart_keeps_the_console_log_of_the_boot_it_ends(tmp_path, monkeypat
     assert (tmp_path / "dut01.console.log.1").read_text() == "Loading initial ramdisk ...\n"
     assert not (tmp_path / "dut01.console.log").exists()
     assert [argv[:2] for argv in module.commands] == [["qemu-img", "create"], ["qemu-system-x86_64", "-name"]]
+
+
+def test_the_probe_sees_the_kernel_start_on_the_console(tmp_path):
+    console = tmp_path / "kvm-probe.console.log"
+    console.write_bytes(b"Booting `Debian GNU/Linux'\r\nLoading Linux 6.1.0-50-amd64 ...\r\n")
+    # where KVM guests hang here, the console ends there: no banner before the deadline
+    started = time.time()
+    assert qemu._console_shows(str(console), qemu.KERNEL_BANNER, started + 1) is False
+    assert time.time() - started < 3
+    console.write_bytes(console.read_bytes() + b"[    0.000000] Linux version 6.1.0-50-amd64 (debian-kernel@lists.debian.org)\r\n")
+    assert qemu._console_shows(str(console), qemu.KERNEL_BANNER, time.time() + 5) is True
+    assert qemu._console_shows(str(tmp_path / "absent.log"), qemu.KERNEL_BANNER, time.time()) is False
