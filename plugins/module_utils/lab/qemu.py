@@ -145,7 +145,8 @@ def kvm_probe(module, qemu_bin, base_image, work_dir, timeout):
     rc, out, err = module.run_command(argv)
     if rc != 0:
         return False, "QEMU refused KVM (rc=%d): %s" % (rc, (err or out).strip())
-    kernel = _console_shows(files["console"], KERNEL_BANNER, started + min(KERNEL_START, timeout))
+    kernel_wait = min(KERNEL_START, timeout)
+    kernel = _console_shows(files["console"], KERNEL_BANNER, started + kernel_wait)
     answered = kernel and _ssh_banner(port, started + timeout)
     pid = read_running(files)[1]
     if pid:
@@ -154,8 +155,7 @@ def kvm_probe(module, qemu_bin, base_image, work_dir, timeout):
     if answered:
         return True, "a KVM guest answered over SSH in %d s" % (time.time() - started)
     if not kernel:
-        waited = min(KERNEL_START, timeout)
-        return False, "a KVM guest's kernel did not start within %d s (its console log: %s)" % (waited, files["console"])
+        return False, "a KVM guest's kernel did not start within %d s (its console log: %s)" % (kernel_wait, files["console"])
     return False, "a KVM guest did not answer over SSH within %d s (its console log: %s)" % (timeout, files["console"])
 
 
