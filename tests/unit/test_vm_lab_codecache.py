@@ -30,14 +30,18 @@ def _import_from(archive):
     return module
 
 
-def test_the_same_source_is_compiled_once_and_runs_the_same(tmp_path, monkeypatch):
-    hook, compiled = _hook(), []
-
+def _counted_compiler(compiled):
+    """zipimport's compile step, noting each path it compiles in ``compiled``."""
     def compile_source(pathname, source):
         compiled.append(pathname)
         return compile(source, pathname, "exec", dont_inherit=True)
+    return compile_source
+
+
+def test_the_same_source_is_compiled_once_and_runs_the_same(tmp_path, monkeypatch):
+    hook, compiled = _hook(), []
     cache = str(tmp_path / "cache")
-    monkeypatch.setattr(zipimport, "_compile_source", hook.cached_compile(compile_source, cache))
+    monkeypatch.setattr(zipimport, "_compile_source", hook.cached_compile(_counted_compiler(compiled), cache))
     first = _import_from(_archive(tmp_path / "one.zip", "def answer():\n    return 42\n"))
     second = _import_from(_archive(tmp_path / "two.zip", "def answer():\n    return 42\n"))
     assert first.answer() == second.answer() == 42
@@ -55,11 +59,7 @@ def test_a_directory_others_can_write_is_not_used(tmp_path):
     shared.mkdir()
     os.chmod(str(shared), 0o777)
     compiled = []
-
-    def compile_source(pathname, source):
-        compiled.append(pathname)
-        return compile(source, pathname, "exec", dont_inherit=True)
-    cached = hook.cached_compile(compile_source, str(shared))
+    cached = hook.cached_compile(_counted_compiler(compiled), str(shared))
     cached("a.zip/m.py", b"x = 1\n")
     cached("a.zip/m.py", b"x = 1\n")
     assert len(compiled) == 2 and os.listdir(str(shared)) == []

@@ -42,7 +42,7 @@ ACCELS = ("tcg", "kvm")
 # (bus i + 1: enp<i+1>s0), so the guest's interface names do not depend on which driver probes first.
 MGMT_SLOT = 3
 # Bump when the image recipe (roles/vm_lab/files/build-image.sh) changes what it writes.
-IMAGE_RECIPE = 5
+IMAGE_RECIPE = 6
 
 
 def image_key(suite, mirror, packages, recipe=IMAGE_RECIPE):

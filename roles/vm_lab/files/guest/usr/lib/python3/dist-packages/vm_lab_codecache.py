@@ -17,6 +17,7 @@ import _imp
 import hashlib
 import marshal
 import os
+import stat
 import sys
 import zipimport
 
@@ -33,7 +34,7 @@ def _private_dir(path):
     except OSError:
         return None
     info = os.lstat(path)
-    if not os.path.isdir(path) or os.path.islink(path) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
         return None
     return path
 
@@ -50,18 +51,25 @@ def _load(path):
 
 
 def _store(path, code):
+    partial = path + ".%d" % os.getpid()
     try:
-        with open(path + ".%d" % os.getpid(), "wb") as handle:
+        with open(partial, "wb") as handle:
             handle.write(MAGIC + marshal.dumps(code))
-        os.replace(path + ".%d" % os.getpid(), path)
+        os.replace(partial, path)
     except OSError:
         pass
 
 
 def cached_compile(compile_source, cache_dir):
-    """A stand-in for zipimport's ``_compile_source(pathname, source)`` that keeps what ``compile_source`` made."""
+    """A stand-in for zipimport's ``_compile_source(pathname, source)`` that keeps what ``compile_source`` made.
+
+    The directory is checked (and made) once, at the first compile of the process, not at every module."""
+    checked = []
+
     def compile_cached(pathname, source):
-        directory = _private_dir(cache_dir)
+        if not checked:
+            checked.append(_private_dir(cache_dir))
+        directory = checked[0]
         if directory is None:
             return compile_source(pathname, source)
         path = os.path.join(directory, hashlib.sha256(MAGIC + b"%d " % sys.flags.optimize + source).hexdigest())
