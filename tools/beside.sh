@@ -2,15 +2,17 @@
 # What `make test` runs beside its other test stages (see the Makefile), at
 # the lowest CPU priority: the OVN build test, then the molecule scenarios of
 # the host stages (HOST_SCENARIOS), which touch neither Open vSwitch nor
-# namespaces. `start` runs them in the background, `wait` waits for them and
-# prints their output, `stop` ends them if they still run.
+# namespaces, then QEMU and the VM lab's guest image (vm_lab_state=image), which
+# the VM lab's test, last, would otherwise build first. `start` runs them in
+# the background, `wait` waits for them and prints their output, `stop` ends
+# them if they still run.
 # TMP, BIN, OVN_BUILD_TEST and HOST_SCENARIOS come from the Makefile.
 set -euo pipefail
 dir="$TMP/beside"
 case "$1" in
   start)
     rm -rf "$dir" && mkdir -p "$dir"
-    echo "make test: $OVN_BUILD_TEST, then molecule $HOST_SCENARIOS, run beside the other stages (nice 19); their output follows when they are done"
+    echo "make test: $OVN_BUILD_TEST, then molecule $HOST_SCENARIOS, then the VM lab's image, run beside the other stages (nice 19); their output follows when they are done"
     # The scenarios get a copy of the collection: the other stages' `make molecule` installs it again meanwhile.
     cp -a "$ANSIBLE_COLLECTIONS_PATH" "$dir/collections"
     # setsid: its own process group, which `stop` ends whole (pytest, ansible, make, cc). A new session is
@@ -22,7 +24,11 @@ case "$1" in
         [ $rc = 0 ] || break
         ANSIBLE_COLLECTIONS_PATH="$2/collections" ANSIBLE_CALLBACKS_ENABLED=ansible.posix.timer \
           nice -n 19 "$1"/molecule test -s "$scenario" >> "$2/molecule.log" 2>&1 || rc=$?
-      done; echo $rc > "$2/rc"' \
+      done
+      if [ $rc = 0 ]; then
+        ANSIBLE_COLLECTIONS_PATH="$2/collections" nice -n 19 "$1"/ansible-playbook -i inventories/vm playbooks/vm_lab.yml \
+          -e vm_lab_state=image > "$2/vm-image.log" 2>&1 || rc=$?
+      fi; echo $rc > "$2/rc"' \
       beside "$BIN" "$dir" "$OVN_BUILD_TEST" "$PWD" "$HOST_SCENARIOS" < /dev/null &
     echo $! > "$dir/pid"
     ;;
@@ -38,6 +44,10 @@ case "$1" in
         echo "== beside: failed; the failing tasks:"
         awk '/^TASK \[/ {task=$0} /^(fatal|failed): |^ERROR! |^CRITICAL / {print task; print substr($0, 1, 900)}' "$dir/molecule.log" | tail -n 8
       fi
+    fi
+    if [ -f "$dir/vm-image.log" ]; then
+      echo "== the VM lab's QEMU and guest image, beside:"
+      cat "$dir/vm-image.log"
     fi
     exit "$(cat "$dir/rc")"
     ;;

@@ -51,6 +51,13 @@ from softgen.latency import LatencyStats, unpack_trailer, write_trailer
 SIOCGIFHWADDR = 0x8927
 FCS = 4
 STATS_INTERVAL = 0.1
+# An idle port (not sending, its counters still for QUIET_AFTER s) reports every
+# IDLE_STATS_INTERVAL s instead, and its threads block instead of polling: every
+# wake-up of an idle worker costs CPU, which in a slow guest is the DUT's too.
+# A command wakes the stats thread at once; QUIET_AFTER covers the server's
+# rate window (1 s), so its rates have come down to what the port does.
+IDLE_STATS_INTERVAL = 1.0
+QUIET_AFTER = 3.0
 
 
 def mac_to_bytes(mac):
@@ -151,6 +158,8 @@ class PortWorker:
         self.out_lock = threading.Lock()
         self.cmds = queue.Queue()
         self.quit = threading.Event()
+        self.stats_wake = threading.Event()
+        self.resolve = threading.Event()
         self.counters = {"opackets": 0, "obytes": 0, "oerrors": 0}
         # flow stats: per hw_id TX [packets, bytes] and RX LatencyStats, reset together by "pg_clear"
         self.pg_lock = threading.Lock()
@@ -214,8 +223,20 @@ class PortWorker:
         return event
 
     def stats_loop(self):
-        while not self.quit.wait(STATS_INTERVAL):
-            self.emit(**self.stats())
+        """Stats every STATS_INTERVAL while the port sends or its counters move, every IDLE_STATS_INTERVAL once
+        they have been still for QUIET_AFTER s; a command (``stats_wake``) sends the next one at once."""
+        last, moved = None, time.monotonic()
+        while not self.quit.is_set():
+            event = self.stats()
+            counts = tuple(event[key] for key in ("opackets", "obytes", "oerrors", "ipackets", "ibytes", "running"))
+            if counts != last or event["running"] or "pg" in event:
+                last, moved = counts, event["ts"]
+            self.emit(**event)
+            lively = event["ts"] - moved < QUIET_AFTER
+            self.stats_wake.wait(STATS_INTERVAL if lively else IDLE_STATS_INTERVAL)
+            if self.stats_wake.is_set():
+                self.stats_wake.clear()
+                moved = time.monotonic()
 
     def stdin_loop(self):
         for line in sys.stdin:
@@ -307,7 +328,8 @@ class PortWorker:
     def rx_loop(self, proto, handler, stop=None):
         sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(proto))
         sock.bind((self.iface, proto))
-        sock.settimeout(0.2 if stop is not None else 0.5)
+        # blocking, unless a capture's stop event must be seen
+        sock.settimeout(0.2 if stop is not None else None)
         try:
             while not self.quit.is_set() and not (stop is not None and stop.is_set()):
                 try:
@@ -329,7 +351,7 @@ class PortWorker:
         except OSError as exc:
             self.emit(ev="error", msg="flow stats RX unavailable: {0}".format(exc))
             return
-        sock.settimeout(0.5)
+        sock.settimeout(None)  # blocking: the worker's exit ends this daemon thread
         try:
             while not self.quit.is_set():
                 try:
@@ -374,9 +396,15 @@ class PortWorker:
             self.capture_stop = None
 
     def resolver_loop(self):
-        while not self.quit.wait(0.5):
+        """ARP requests for the gateway every 0.5 s while its MAC is unknown; asleep otherwise, until ``resolve``."""
+        while not self.quit.is_set():
             if self.gw and not self.gw_mac:
-                self.send_arp_request()
+                self.quit.wait(0.5)
+                if self.gw and not self.gw_mac:
+                    self.send_arp_request()
+            else:
+                self.resolve.wait()
+                self.resolve.clear()
 
     # ---------------------------------------------------------------- commands
     def handle_cmd(self, cmd):
@@ -409,6 +437,7 @@ class PortWorker:
             self.send_grat_arp()
             if self.gw and not self.gw_mac:
                 self.send_arp_request()
+                self.resolve.set()
         elif kind == "l2":
             self.ip = self.gw = self.gw_mac = None
         elif kind == "vlan":
@@ -572,9 +601,11 @@ class PortWorker:
         while not self.quit.is_set():
             busy = self.running and not self.paused
             try:
-                cmd = self.cmds.get_nowait() if busy else self.cmds.get(timeout=0.2)
+                cmd = self.cmds.get_nowait() if busy else self.cmds.get(timeout=IDLE_STATS_INTERVAL)
             except queue.Empty:
                 cmd = None
+            if cmd is not None:
+                self.stats_wake.set()
             while cmd is not None:
                 self.handle_cmd(cmd)
                 if "ack" in cmd:

@@ -433,7 +433,7 @@ class SoftGenServer:
         LOG.info("softgen RPC on %s, publisher on %s, %d port(s)", self.rpc_addr, self.pub_addr, len(self.ports))
         try:
             while not self.stop_flag.is_set():
-                if not rep.poll(200):
+                if not rep.poll(1000):  # a wake-up a second while idle; the stop flag is seen within it
                     continue
                 raw = rep.recv()
                 rep.send(self.handle_raw(raw))

@@ -29,6 +29,16 @@ WARM = b"WARM"
 STOP = b"STOP"
 
 
+def first_wait(timeout, retries):
+    """How long the client tries to reach the server at all: ``timeout`` for each of the ``retries + 1`` tries.
+
+    The first packets through a freshly built path (address resolution, the
+    first upcalls of a datapath, OVN's buffered packets at a gateway) can take
+    seconds in a slow guest. The UDP warm-up and the TCP connect get this long.
+    """
+    return timeout * (retries + 1)
+
+
 def _tcp_echo(sock, timeout):
     """Echo one TCP connection until the client closes it (``timeout`` for each read): ``(peer, bytes)``."""
     conn, peer = sock.accept()
@@ -44,8 +54,9 @@ def _tcp_echo(sock, timeout):
     return peer, total
 
 
-def _udp_echo(sock):
-    """Echo datagrams until STOP, or until nothing arrives for the socket's timeout: ``(peer, bytes, messages)``.
+def _udp_echo(sock, idle):
+    """Echo datagrams until STOP, or until nothing arrives for the socket's timeout (the first datagram) or for
+    ``idle`` seconds (every later one): ``(peer, bytes, messages)``.
 
     A message the client sends again is echoed again but counted once (by its sequence number).
     """
@@ -53,6 +64,7 @@ def _udp_echo(sock):
     try:
         while True:
             data, peer = sock.recvfrom(65536)
+            sock.settimeout(idle)
             if data == STOP:
                 break
             sock.sendto(data, peer)
@@ -81,27 +93,29 @@ def option_errors(params):
     return [error for error in errors if error]
 
 
-def echo_server(ready, protocol, address, port, count, size, timeout):
+def echo_server(ready, protocol, address, port, timeout, wait):
     """Echo one TCP client, or UDP datagrams, on ``address:port``.
 
-    Waits twice the client's ``timeout``. Returns ``{"peer": source address
-    seen, "bytes": payload echoed, "messages": UDP messages (None over TCP)}``.
-    ``count`` and ``size`` are the client's; the server does not need them.
+    Waits ``wait`` seconds for the client's first connection or datagram, then
+    ``timeout`` for each TCP read, twice ``timeout`` between datagrams. Returns
+    ``{"peer": source address seen, "bytes": payload echoed, "messages": UDP
+    messages (None over TCP)}``.
     """
-    sock = netns.listen(protocol, address, port, timeout * 2)
+    sock = netns.listen(protocol, address, port, wait)
     ready()
     if protocol == "tcp":
         peer, total = _tcp_echo(sock, timeout)
         messages = None
     else:
-        peer, total, messages = _udp_echo(sock)
+        peer, total, messages = _udp_echo(sock, timeout * 2)
     sock.close()
     return {"peer": peer[0], "bytes": total, "messages": messages}
 
 
-def _tcp_client(address, port, count, size, timeout):
+def _tcp_client(address, port, count, size, timeout, retries):
     sent = received = nbytes = 0
-    sock = socket.create_connection((address, port), timeout=timeout)
+    sock = socket.create_connection((address, port), timeout=first_wait(timeout, retries))
+    sock.settimeout(timeout)
     for _i in range(count):
         msg = os.urandom(size)
         sock.sendall(msg)
@@ -119,11 +133,11 @@ def _tcp_client(address, port, count, size, timeout):
     return {"sent": sent, "received": received, "bytes": nbytes, "warmup": 0, "resent": 0}
 
 
-def _warm_up(sock, destination, timeout):
-    """WARM datagrams until one comes back (at most ``timeout`` seconds): the first datagram through a
+def _warm_up(sock, destination, wait):
+    """WARM datagrams until one comes back (at most ``wait`` seconds): the first datagram through a
     router may wait for address resolution. Returns how many were sent."""
     warmup = 0
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         sock.sendto(WARM, destination)
         warmup += 1
@@ -139,7 +153,7 @@ def _warm_up(sock, destination, timeout):
 def _udp_client(address, port, count, size, timeout, retries):
     destination = (address, port)
     sock = socket.socket(netns.family(address), socket.SOCK_DGRAM)
-    warmup = _warm_up(sock, destination, timeout)
+    warmup = _warm_up(sock, destination, first_wait(timeout, retries))
     # Each message starts with its sequence number: a late answer to an earlier
     # message is recognised and skipped, it never counts for the current one.
     # A message whose answer is late is sent again, `retries` times, spread
@@ -166,7 +180,7 @@ def echo_client(protocol, address, port, count, size, timeout, retries):
     warm-up datagrams), "resent" (UDP copies sent again)}``.
     """
     if protocol == "tcp":
-        return _tcp_client(address, port, count, size, timeout)
+        return _tcp_client(address, port, count, size, timeout, retries)
     return _udp_client(address, port, count, size, timeout, retries)
 
 
@@ -183,18 +197,17 @@ def moved_errors(side, before, after):
 
 def _converse(params, server, deadline):
     """The client's run against a listening server: ``(client, server, error)``."""
-    client = answer = error = None
     try:
         client = netns.call(params["client_namespace"], echo_client, params["protocol"],
                             params["connect_address"] or params["server_address"], params["port"], params["count"],
                             params["size"], params["timeout"], params["retries"], timeout=deadline)
     except NetnsError as exc:
-        error = "client in namespace %s failed: %s" % (params["client_namespace"], exc)
+        server.kill()  # it would wait for a client that is gone
+        return None, None, "client in namespace %s failed: %s" % (params["client_namespace"], exc)
     try:
-        answer = server.result(deadline)
+        return client, server.result(deadline), None
     except NetnsError as exc:
-        error = error or "echo server in namespace %s failed: %s" % (params["server_namespace"], exc)
-    return client, answer, error
+        return client, None, "echo server in namespace %s failed: %s" % (params["server_namespace"], exc)
 
 
 def run(params):
@@ -206,10 +219,11 @@ def run(params):
     """
     sides = (("client", params["client_namespace"]), ("server", params["server_namespace"]))
     before = dict((side, netns.counters(ns)) for side, ns in sides)
-    deadline = params["timeout"] * (params["count"] + 3)
+    # the client's longest run, and a little more: the server waits that long for its first datagram
+    deadline = first_wait(params["timeout"], params["retries"]) + params["timeout"] * (params["count"] + 3)
     out = {"client": None, "server": None, "error": None}
     with netns.start(params["server_namespace"], echo_server, params["protocol"], params["server_address"], params["port"],
-                     params["count"], params["size"], params["timeout"]) as server:
+                     params["timeout"], deadline) as server:
         try:
             server.ready(deadline)
         except NetnsError as exc:

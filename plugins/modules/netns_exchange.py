@@ -22,8 +22,11 @@ description:
   - Refuses a bad option (a port outside 1..65535, an address that is not IPv4 or IPv6, O(min_ratio) outside 0..1...)
     before it starts anything, with a message naming the option and its value.
   - Over UDP the client first sends small warm-up datagrams until one comes back (for at most O(timeout)
-    seconds), because the first datagram through a router may wait for address resolution; they are not
-    counted. Every message carries a sequence number, so a late answer to an earlier message never counts
+    times (O(retries) + 1) seconds), because the first datagram through a router may wait for address
+    resolution, and the first ones through a fresh OVN path in a slow guest for the datapath's first upcalls
+    and OVN's buffered packets; they are not counted. Over TCP the connection gets as long. The server
+    waits for its first datagram or connection as long as the whole exchange may take.
+  - Every message carries a sequence number, so a late answer to an earlier message never counts
     for a later one. A message whose answer is late is sent again (O(retries)).
 author:
   - offload.testbed developers (@offload-testbed)

@@ -63,41 +63,66 @@ def test_client_without_retries_counts_the_lost_message():
     assert copies(peer) == {0: 1, 1: 1, 2: 1}
 
 
-def test_server_echoes_every_copy_but_counts_each_message_once():
+def _echo_session(timeout, wait, datagrams, stop=True):
+    """A real echo server (the client's ``timeout``, ``wait`` for the first datagram) on loopback:
+    ``datagrams`` sent one by one as ``(seconds of silence before it, datagram)``, each answer awaited,
+    then STOP unless ``stop`` is false. Returns (the answers, the server's report)."""
     port = free_port(socket.SOCK_DGRAM)
-    with netns.start("", netns_exchange.echo_server, "udp", "127.0.0.1", port, 3, 32, 5.0) as server:
+    with netns.start("", netns_exchange.echo_server, "udp", "127.0.0.1", port, timeout, wait) as server:
         server.ready(10)
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
             s.settimeout(5)
-            messages = [struct.pack("!Q", i) + bytes(24) for i in (0, 0, 1, 2, 2, 2)]
             echoed = []
-            for msg in [b"WARM"] + messages:
+            for pause, msg in datagrams:
+                threading.Event().wait(pause)
                 s.sendto(msg, ("127.0.0.1", port))
                 echoed.append(s.recvfrom(65536)[0])
-            s.sendto(b"STOP", ("127.0.0.1", port))
-        report = server.result(10)
-    assert echoed == [b"WARM"] + messages
+            if stop:
+                s.sendto(b"STOP", ("127.0.0.1", port))
+        return echoed, server.result(10)
+
+
+def _message(seq, size):
+    return struct.pack("!Q", seq) + bytes(size - 8)
+
+
+def test_server_echoes_every_copy_but_counts_each_message_once():
+    messages = [b"WARM"] + [_message(i, 32) for i in (0, 0, 1, 2, 2, 2)]
+    echoed, report = _echo_session(5.0, 10.0, [(0, msg) for msg in messages])
+    assert echoed == messages
     assert report == {"peer": "127.0.0.1", "bytes": 3 * 32, "messages": 3}
 
 
 def test_server_outlives_a_late_message():
     """A gap longer than the client's wait per message does not end the server."""
-    port = free_port(socket.SOCK_DGRAM)
-    with netns.start("", netns_exchange.echo_server, "udp", "127.0.0.1", port, 2, 16, 0.5) as server:
-        server.ready(10)
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-            s.settimeout(5)
-            first = struct.pack("!Q", 0) + bytes(8)
-            s.sendto(first, ("127.0.0.1", port))
-            assert s.recvfrom(65536)[0] == first
-            # 0.7 s of silence: longer than one wait (0.5 s), shorter than two.
-            threading.Event().wait(0.7)
-            second = struct.pack("!Q", 1) + bytes(8)
-            s.sendto(second, ("127.0.0.1", port))
-            assert s.recvfrom(65536)[0] == second
-            s.sendto(b"STOP", ("127.0.0.1", port))
-        report = server.result(10)
-    assert report["messages"] == 2
+    # 0.7 s of silence before the second: longer than one wait (0.5 s), shorter than two.
+    messages = [(0, _message(0, 16)), (0.7, _message(1, 16))]
+    echoed, report = _echo_session(0.5, 10.0, messages)
+    assert echoed == [msg for _pause, msg in messages] and report["messages"] == 2
+
+
+def test_server_waits_for_a_first_datagram_that_comes_late():
+    """The first datagram may come much later than the wait between two (a fresh path through a slow guest)."""
+    # 1 s of silence before anything: five times the client's wait, more than twice it.
+    echoed, report = _echo_session(0.2, 10.0, [(1.0, _message(0, 16))])
+    assert echoed == [_message(0, 16)] and report["messages"] == 1
+
+
+def test_server_gives_up_once_the_client_stops_sending():
+    """After the first datagram, twice the client's wait without one ends the server (no STOP; it waits 30 s
+    for a first one)."""
+    echoed, report = _echo_session(0.2, 30.0, [(0, b"WARM")], stop=False)
+    assert echoed == [b"WARM"]
+    assert report == {"peer": "127.0.0.1", "bytes": 0, "messages": 0}
+
+
+def test_client_warms_up_for_every_try_of_a_message():
+    """No answer for longer than one message's wait: the warm-up goes on for timeout x (retries + 1)."""
+    peer = UdpPeer(lambda data: None if len(peer.seen) <= 6 else data)  # six warm-up datagrams lost
+    peer.start()
+    out = _run_client(peer.port, count=1, size=16, timeout=0.4, retries=4)
+    peer.join(10)
+    assert out == {"sent": 1, "received": 1, "bytes": 16, "warmup": 7, "resent": 0}
 
 
 def _own_namespace():
