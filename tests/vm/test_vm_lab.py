@@ -12,10 +12,12 @@ import glob
 import json
 import os
 import re
+import shlex
 import subprocess
 import time
 
 import pytest
+import yaml
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BIN = os.environ.get("BIN") or os.path.join(ROOT, ".venv", "bin")
@@ -58,11 +60,22 @@ class Lab(object):
         return ["-e", "bench_results_dir=%s" % self.results, "-e", "bench_run_suffix=%s" % self.suffix]
 
     def shell(self, host, command):
-        """stdout of ``command`` run as root on a guest (Ansible's command module over the lab's SSH)."""
-        proc = subprocess.run([os.path.join(BIN, "ansible"), "-i", INVENTORY, host, "-o", "-m", "ansible.builtin.shell", "-a", command],
-                              env=self.env, cwd=ROOT, capture_output=True, text=True, check=False)
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-        return proc.stdout.split("(stdout)", 1)[-1].replace("\\n", "\n").strip()
+        """stdout of ``command`` run as root on a guest: ``sudo sh -c`` over the lab's SSH (the inventory's user,
+        key, port and options), without an Ansible process and a module start per check."""
+        proc = subprocess.run(self.ssh_argv(host) + ["sudo -n sh -c %s" % shlex.quote(command)],
+                              capture_output=True, text=True, check=False)
+        assert proc.returncode == 0, "%s on %s: rc %d\n%s%s" % (command, host, proc.returncode, proc.stdout, proc.stderr)
+        return proc.stdout.strip()
+
+    @staticmethod
+    def ssh_argv(host):
+        """``ssh`` to a guest as Ansible reaches it: user, key, port and SSH options from inventories/vm/hosts.yml."""
+        with open(os.path.join(INVENTORY, "hosts.yml")) as handle:
+            guests = yaml.safe_load(handle)["all"]["children"]["vm_guests"]
+        options = guests["vars"]["ansible_ssh_common_args"].split()
+        key = os.path.join(ROOT, ".tmp", "vm-lab", "id_ed25519")
+        return (["ssh", "-i", key, "-p", str(guests["hosts"][host]["ansible_port"])] + options
+                + ["-o", "BatchMode=yes", "%s@%s" % (guests["vars"]["ansible_user"], guests["vars"]["ansible_host"])])
 
 
 @pytest.fixture(scope="module")
