@@ -27,6 +27,20 @@ DUT_VF_MACS = ["52:54:00:0e:00:10", "52:54:00:0e:00:11"]
 DPDK_VF = "0000:02:10.2"
 
 
+def _ssh_argvs():
+    """``ssh`` to each guest as Ansible reaches it: user, key, port and SSH options from inventories/vm/hosts.yml."""
+    with open(os.path.join(INVENTORY, "hosts.yml")) as handle:
+        guests = yaml.safe_load(handle)["all"]["children"]["vm_guests"]
+    options = guests["vars"]["ansible_ssh_common_args"].split()
+    key = os.path.join(ROOT, ".tmp", "vm-lab", "id_ed25519")
+    login = "%s@%s" % (guests["vars"]["ansible_user"], guests["vars"]["ansible_host"])
+    return dict((name, ["ssh", "-i", key, "-p", str(host["ansible_port"])] + options + ["-o", "BatchMode=yes", login])
+                for name, host in guests["hosts"].items())
+
+
+SSH = _ssh_argvs()
+
+
 def _env(tmp_path):
     base = tmp_path / "collections"
     (base / "ansible_collections" / "offload").mkdir(parents=True)
@@ -62,20 +76,10 @@ class Lab(object):
     def shell(self, host, command):
         """stdout of ``command`` run as root on a guest: ``sudo sh -c`` over the lab's SSH (the inventory's user,
         key, port and options), without an Ansible process and a module start per check."""
-        proc = subprocess.run(self.ssh_argv(host) + ["sudo -n sh -c %s" % shlex.quote(command)],
+        proc = subprocess.run(SSH[host] + ["sudo -n sh -c %s" % shlex.quote(command)],
                               capture_output=True, text=True, check=False)
         assert proc.returncode == 0, "%s on %s: rc %d\n%s%s" % (command, host, proc.returncode, proc.stdout, proc.stderr)
         return proc.stdout.strip()
-
-    @staticmethod
-    def ssh_argv(host):
-        """``ssh`` to a guest as Ansible reaches it: user, key, port and SSH options from inventories/vm/hosts.yml."""
-        with open(os.path.join(INVENTORY, "hosts.yml")) as handle:
-            guests = yaml.safe_load(handle)["all"]["children"]["vm_guests"]
-        options = guests["vars"]["ansible_ssh_common_args"].split()
-        key = os.path.join(ROOT, ".tmp", "vm-lab", "id_ed25519")
-        return (["ssh", "-i", key, "-p", str(guests["hosts"][host]["ansible_port"])] + options
-                + ["-o", "BatchMode=yes", "%s@%s" % (guests["vars"]["ansible_user"], guests["vars"]["ansible_host"])])
 
 
 @pytest.fixture(scope="module")
