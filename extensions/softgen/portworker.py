@@ -229,7 +229,7 @@ class PortWorker:
         while not self.quit.is_set():
             event = self.stats()
             counts = tuple(event[key] for key in ("opackets", "obytes", "oerrors", "ipackets", "ibytes", "running"))
-            if counts != last or event["running"] or "pg" in event:
+            if counts != last or event["running"]:
                 last, moved = counts, event["ts"]
             self.emit(**event)
             lively = event["ts"] - moved < QUIET_AFTER
