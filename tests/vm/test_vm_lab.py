@@ -32,7 +32,7 @@ def _ssh_argvs():
     with open(os.path.join(INVENTORY, "hosts.yml")) as handle:
         guests = yaml.safe_load(handle)["all"]["children"]["vm_guests"]
     options = guests["vars"]["ansible_ssh_common_args"].split()
-    key = os.path.join(ROOT, ".tmp", "vm-lab", "id_ed25519")
+    key = os.path.normpath(guests["vars"]["ansible_ssh_private_key_file"].replace("{{ inventory_dir }}", INVENTORY))
     login = "%s@%s" % (guests["vars"]["ansible_user"], guests["vars"]["ansible_host"])
     return dict((name, ["ssh", "-i", key, "-p", str(host["ansible_port"])] + options + ["-o", "BatchMode=yes", login])
                 for name, host in guests["hosts"].items())
