@@ -11,11 +11,18 @@ final trials of 1 s and of 10 s. The devices are the model families of
 benchmarks/search_efficiency.py (tests/unit/plugins/module_utils/device_models.py).
 
 Per family and goal set it prints the median trial seconds of ours and of
-MLRsearch and their ratio, then the median of the family medians. Every
+MLRsearch and their ratio, the floor (benchmarks/search_floor.py: the fewest
+trial seconds any search could spend on the device known in advance, for the
+families whose loss depends on the load alone) and its ratio to MLRsearch,
+then the median of the family medians and the median of the families'
+ratios. Every
 result of ours is checked by the RFC's own rules on its own trials
 (plugin_utils/bench/rfc9971.py): its lower bound classifies as a lower
 bound, its upper bound as an upper bound (or is max load), and no smaller
 load as an upper bound; "not RFC" counts the results that fail that.
+"<floor" counts the results that spent less than the floor: each one reported
+a higher edge than the device's lowest (a dip of loss no trial met), which the
+floor does not allow.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -29,6 +36,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 _SPEC = importlib.util.spec_from_file_location("search_efficiency", os.path.join(HERE, "search_efficiency.py"))
 efficiency = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(efficiency)
+
+_FLOOR_SPEC = importlib.util.spec_from_file_location("search_floor", os.path.join(HERE, "search_floor.py"))
+search_floor = importlib.util.module_from_spec(_FLOOR_SPEC)
+_FLOOR_SPEC.loader.exec_module(search_floor)
 
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import rfc9971  # noqa: E402
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import search  # noqa: E402
@@ -62,25 +73,32 @@ def table(label, goals, mlrsearch):
     """One goal set: per family the median trial seconds of ours and MLRsearch; returns (median of medians ours, MLRsearch)."""
     print("")
     print(label)
-    header = "%-15s %3s %11s %11s %9s %8s" % ("family", "n", "ours", "MLRsearch", "ours/MLR", "not RFC")
+    columns = ("family", "n", "ours", "MLRsearch", "ours/MLR", "floor", "floor/MLR", "not RFC", "<floor")
+    header = "%-15s %3s %11s %11s %9s %8s %9s %8s %7s" % columns
     print(header)
     print("-" * len(header))
     run = ours(goals)
-    medians = {"ours": [], "mlr": []}
+    medians = {"ours": [], "mlr": [], "ratios": []}
     for family, members in efficiency.families():
         mine = [run(factory()) for _label, factory in members]
         theirs = [mlrsearch(factory())[0] for _label, factory in members]
+        floors = [search_floor.floor_seconds(factory(), goals) for _label, factory in members]
         mine_median, their_median = statistics.median(entry[0] for entry in mine), statistics.median(theirs)
         inside = family not in efficiency.OUTSIDE_MEDIANS
         if inside:
             medians["ours"].append(mine_median)
             medians["mlr"].append(their_median)
+            medians["ratios"].append(mine_median / their_median)
         off = sum(not entry[1] for entry in mine)
+        under = sum(floor is not None and entry[0] < floor for entry, floor in zip(mine, floors))
+        floor = "%8.1f %9.2f" % (statistics.median(floors), statistics.median(floors) / their_median) if None not in floors else "%8s %9s" % ("-", "-")
         note = "" if inside else "  (outside the medians)"
-        print("%-15s %3d %11.1f %11.1f %9.2f %8d%s" % (family, len(members), mine_median, their_median, mine_median / their_median, off, note))
+        print("%-15s %3d %11.1f %11.1f %9.2f %s %8d %7d%s" % (family, len(members), mine_median, their_median, mine_median / their_median, floor,
+                                                              off, under, note))
     print("-" * len(header))
-    overall = statistics.median(medians["ours"]), statistics.median(medians["mlr"])
-    print("%-19s %11.1f %11.1f %9.2f" % ("median of medians", overall[0], overall[1], overall[0] / overall[1]))
+    overall = statistics.median(medians["ours"]), statistics.median(medians["mlr"]), statistics.median(medians["ratios"])
+    print("%-19s %11.1f %11.1f %9.2f   (median of the families' ratios %.2f, worst %.2f)"
+          % ("median of medians", overall[0], overall[1], overall[0] / overall[1], overall[2], max(medians["ratios"])))
     return overall
 
 
@@ -93,7 +111,8 @@ def main():
             return 1
         summary.append((label, table(label, goals, mlrsearch)))
     print("")
-    print("ours/MLRsearch at the median of the family medians: " + "; ".join("%s %.2f" % (label, mine / theirs) for label, (mine, theirs) in summary))
+    print("ours/MLRsearch at the median of the family medians: " + "; ".join("%s %.2f" % (label, mine / theirs) for label, (mine, theirs, _r) in summary))
+    print("median of the families' ratios ours/MLRsearch: " + "; ".join("%s %.2f" % (label, ratios) for label, (_m, _t, ratios) in summary))
     return 0
 
 

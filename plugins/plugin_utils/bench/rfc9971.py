@@ -30,6 +30,14 @@ PRESETS = {
     "tst009": {"loss_ratio": 0.0, "exceed_ratio": 0.5, "final_duration": 60.0, "duration_sum": 120.0},
 }
 
+# The share of a goal's width used for a step from one bound to the other:
+# keeps (upper - lower) / upper within the width despite float rounding.
+_WIDTH_USE = 0.999
+
+# Bounds at most this many widths apart: the next load is one width above the
+# lower bound (the edge is near it); further apart, halfway between them.
+_WALK = 4.0
+
 LOWER = "lower"
 UPPER = "upper"
 UNDECIDED = "undecided"
@@ -211,31 +219,65 @@ def _most_telling(inside, grouped, goal):
     return inside[-1]
 
 
-def next_trial(trials, goal, min_load, max_load):
+def _repeat_duration(trials, goal):
+    """The duration of the next trial at an undecided load: the goal's initial duration when one such trial that lost
+    too much would classify the load an upper bound (the trials there lean that way), else its final duration."""
+    short = goal.get("initial_duration")
+    if not short or short >= goal["final_duration"] or classify(trials, goal)["effective_high_loss_sum"] <= 0.0:
+        return goal["final_duration"]
+    lost = {"load": trials[0]["load"], "duration": short, "loss_ratio": 1.0}
+    return short if classify(list(trials) + [lost], goal)["bound"] == UPPER else goal["final_duration"]
+
+
+def _target(lower, upper, goal, min_load, max_load):
+    """The load whose classification would bring the relevant bounds within the goal's width, or None when none can.
+
+    Max load while no load is classified; one width beside the only bound
+    there is (the search before settled near it, and a far load would leave
+    the result wider than the width whichever way it classifies); between the
+    bounds, one width above the lower bound or halfway (geometric), whichever
+    is lower.
+    """
+    step = 1.0 - goal["width"] * _WIDTH_USE
+    if upper is None:
+        if lower is None:
+            return max_load
+        return None if lower >= max_load else min(max_load, lower / step)
+    if lower is None:
+        return None if upper <= min_load else max(min_load, upper * step)
+    if (upper - lower) / upper <= goal["width"]:
+        return None
+    return lower / step if (upper - lower) / upper <= _WALK * goal["width"] else (lower * upper) ** 0.5
+
+
+def _useful(load, lower, upper, goal):
+    """Whether a load classified either way could end within the goal's width of a relevant bound."""
+    near_lower = lower is not None and (load - lower) / load <= goal["width"]
+    near_upper = upper is not None and (upper - load) / upper <= goal["width"]
+    return near_lower or near_upper
+
+
+def next_trial(trials, goal, min_load, max_load, prefer=()):
     """The next trial the goal's result needs, ``(load, duration)``, or None when it is settled.
 
     A pure planner over the trials so far, trials of the goal's final
-    duration only: first the lowest load still undecided between the
-    relevant bounds (a repeat, until the load is classified), then max load
-    while no upper bound exists, then halfway (geometric) from min load while
-    no lower bound exists, then halfway between the bounds while they are
-    further apart than the goal's width. Settled means a regular result, or
-    an irregular one the loads cannot change: max load a lower bound, or min
-    load an upper bound.
+    duration only: first a load still undecided between the relevant bounds
+    and within the goal's width of one of them (a repeat, until the load is
+    classified), then the load ``_target`` names, then any other undecided
+    load between the bounds. Settled means a regular result, or an irregular
+    one the loads cannot change: max load a lower bound, or min load an
+    upper bound.
     """
     grouped = by_load(trials)
     bounds = dict((load, classify(group, goal)["bound"]) for load, group in grouped.items())
     lower, upper = _relevant(bounds)
     duration = goal["final_duration"]
     inside = _inside(bounds, lower, upper)
-    if inside:
-        return _most_telling(inside, grouped, goal), duration
-    if upper is None:
-        return None if lower is not None and lower >= max_load else (max_load, duration)
-    if lower is None:
-        if upper <= min_load:
-            return None
-        return (min_load if upper * min_load > (upper * (1.0 - goal["width"])) ** 2 else (upper * min_load) ** 0.5), duration
-    if (upper - lower) / upper <= goal["width"]:
-        return None
-    return (lower + upper) / 2.0, duration
+    useful = [load for load in inside if load in prefer or _useful(load, lower, upper, goal)]
+    if useful or (inside and lower is None and upper is None):
+        load = _most_telling(useful or inside, grouped, goal)
+        return load, _repeat_duration(grouped[load], goal)
+    target = _target(lower, upper, goal, min_load, max_load)
+    if target is not None:
+        return target, duration
+    return (_most_telling(inside, grouped, goal), duration) if inside else None

@@ -44,11 +44,23 @@ How it spends few trial seconds:
 * When the loss does not shrink with the load (a dip of loss below a clean
   band, or a device that always loses) the search steps down from the
   lowest lossy load by doubling steps (8 %, 16 %, 32 %) before it jumps to
-  ``min_load``: the bottom of a dip is found in a few short trials.
+  ``min_load``: the bottom of a dip is found in a few short trials.  Two
+  trials in a band of even loss have a secant whose root lies anywhere far
+  below them (the rounding of their packet counts decides where): a root
+  more than ``_FLAT_REACH`` times their distance below them counts as flat
+  loss, not as an edge to jump to.
 * When the forwarding rate falls with the load (a collapse), projections
-  underestimate the edge: upper bounds are tried short first, and while those
-  tries keep meeting the goal the step up doubles (one width, two, four...),
-  as MLRsearch expands its interval.
+  underestimate the edge: the secant of the excess loss is the guess, upper
+  bounds are tried short first, and while those tries keep meeting the goal
+  the step up doubles (one width, two, four...), as MLRsearch expands its
+  interval.  When every trial is a final one (a step costs what a
+  confirmation costs) the first step is four widths.
+* Goals with RFC 9971 attributes are settled after that (``settle``,
+  ``rfc9971.next_trial``): each load is repeated until the RFC classifies
+  it, starting with the loads this search found as the goal's bounds; a lone
+  bound is followed one width beside it, never by classifying max load; a
+  load that leans to an upper bound is repeated with a short trial when one
+  lossy short trial would decide it.
 * When a final trial misses a goal at a load where a short trial met it,
   short trials are optimistic for that goal (a policer's burst, deep
   buffers) and the goal explores with final trials from then on, instead of
@@ -89,6 +101,17 @@ _WIDTH_USE = 0.999
 
 # First relative step down from the lowest lossy load when the loss is flat.
 _FLAT_STEP = 0.08
+
+# A secant root further below the lower of its two trials than this many
+# times their distance: an ill-conditioned extrapolation (loss ratios that
+# barely differ, as in a band of constant loss), taken as loss that does not
+# shrink with the load.
+_FLAT_REACH = 10.0
+
+# The first step up is 2 ** this many widths when projections proved stale on
+# a device whose forwarding rate falls with the load and every trial is a
+# final one (otherwise one width).
+_COLLAPSE_DOUBLINGS = 2
 
 
 def _check_number(name, value):
@@ -419,7 +442,10 @@ class _Search:
         secant of excess loss ``load * (loss - ratio)`` through the two lowest
         such trials (exact for a linear rise of lost packets).  ``secant`` is
         that root even when negative: at or below ``min_load`` it means the
-        loss does not shrink with the load.
+        loss does not shrink with the load, and so does 0.0, given for a root
+        more than ``_FLAT_REACH`` times the two trials' distance below them.
+        When the forwarding rate falls with the load (``collapse``) the
+        secant's root is the guess: the projection underestimates the edge.
         """
         lossy = {}
         for index, trial in enumerate(self.trials):
@@ -447,9 +473,15 @@ class _Search:
             slope = (excess2 - excess1) / (second["load"] - first["load"])
             if slope > 0.0:
                 secant = first["load"] - excess1 / slope
-                guesses.append(secant)
+                if first["load"] - secant > _FLAT_REACH * (second["load"] - first["load"]):
+                    secant = 0.0
+                else:
+                    guesses.append(secant)
             break
         valid = [guess for guess in guesses if guess > 0.0]
+        if len(valid) == 2 and self.collapse():
+            # The forwarding rate falls with the load: its projection underestimates the edge, the secant does not.
+            return valid[1], secant
         return (min(valid) if valid else None), secant
 
     def collapse(self):
@@ -602,10 +634,16 @@ class _Search:
         """Projections are not trusted: try the upper bound short first.
 
         While such tries keep meeting the goal the guess is stale: the step up
-        doubles (1, 2, 4... widths), as MLRsearch expands its interval.
+        doubles (1, 2, 4... widths), as MLRsearch expands its interval.  When
+        the forwarding rate falls with the load and every trial is a final one
+        (a step costs what a confirmation costs) the first step is
+        four widths (``_COLLAPSE_DOUBLINGS``): the projections of a collapse fall short
+        by more than a width or two.
         """
         previous_low, count = self.up_steps.get(view.name, (None, 0))
         count = count + 1 if previous_low is not None and previous_low < view.low else 0
+        if count == 0 and view.short >= view.final and self.collapse():
+            count = _COLLAPSE_DOUBLINGS
         load = view.low * (1.0 + view.width * 2 ** count) if count else reach
         return _proposal(min(load if load < view.high else reach, self.max_load), view.short, "explore", up_steps=(view.low, count))
 
@@ -690,14 +728,23 @@ class _Search:
         return [trial for trial in self.trials if trial["duration"] >= spec["final_duration"]]
 
     def settle(self):
-        """Goals with RFC 9971 attributes: trials until each result is regular or cannot be (rfc9971.next_trial)."""
-        specs = [self.spec(goal) for goal in self.goals if is_rfc_goal(goal)]
+        """Goals with RFC 9971 attributes: trials until each result is regular or cannot be (rfc9971.next_trial).
+
+        The loads the search found as a goal's bounds are classified first
+        while undecided between its relevant bounds: the edge is there.
+        """
+        specs = [(self.spec(goal), self.found(goal)) for goal in self.goals if is_rfc_goal(goal)]
         while True:
-            wanted = [trial for trial in (rfc9971.next_trial(self.rfc_trials(spec), spec, self.min_load, self.max_load) for spec in specs)
-                      if trial]
+            wanted = [trial for trial in (rfc9971.next_trial(self.rfc_trials(spec), spec, self.min_load, self.max_load, found)
+                                          for spec, found in specs) if trial]
             if not wanted:
                 return
             self.run(*wanted[0])
+
+    def found(self, goal):
+        """The loads of the bounds the search found for ``goal``."""
+        entry = self.status(goal)
+        return () if entry is None else (entry["lower_bound"], entry["upper_bound"])
 
     def rfc_entry(self, spec, rfc):
         """A goal with RFC 9971 attributes: its bounds are the relevant bounds."""

@@ -120,6 +120,55 @@ def test_undecided_loads_are_neither_bound():
     assert (result["relevant_lower_bound"], result["relevant_upper_bound"], result["regular"]) == (100.0, 104.0, True)
 
 
+def planned(measured, prefer=(), exceed=0.5, width=0.01):
+    """The planner's next load for ``goal(exceed, width=width)`` between min load 1 and max load 1000."""
+    wanted = rfc9971.next_trial(measured, goal(exceed, width=width), 1.0, 1000.0, prefer)
+    return None if wanted is None else wanted[0]
+
+
+def test_a_lone_lower_bound_is_followed_one_width_above_it_not_at_max_load():
+    # 100 is a lower bound (three clean seconds of a 3 s sum), max load lost once (undecided, far away):
+    # classifying max load would leave the result wider than the width whichever way it went.
+    assert planned(at(100.0, 0, 0, 0) + at(1000.0, 0.5)) == pytest.approx(100.0 / (1.0 - 0.01 * 0.999))
+
+
+def test_a_lone_upper_bound_is_followed_one_width_below_it():
+    assert planned(at(100.0, 0.1, 0.1, 0.1)) == pytest.approx(100.0 * (1.0 - 0.01 * 0.999))
+
+
+def test_an_undecided_load_within_the_width_of_a_bound_is_repeated_first():
+    assert planned(at(100.0, 0, 0, 0) + at(100.5, 0.1) + at(1000.0, 0.5)) == 100.5
+
+
+def test_the_loads_a_search_found_are_classified_first_wherever_they_are():
+    measured = at(100.0, 0, 0, 0) + at(150.0, 0) + at(151.0, 0.1)
+    assert planned(measured) == pytest.approx(100.0 / (1.0 - 0.01 * 0.999))
+    assert planned(measured, prefer=(150.0, 151.0)) == 151.0
+
+
+def test_without_any_bound_the_load_that_lost_is_classified_first():
+    # A device that loses at min load: that load becomes the upper bound, nothing goes to max load.
+    assert planned(at(1.0, 0.1)) == 1.0
+    assert planned([]) == 1000.0
+
+
+def test_bounds_far_apart_are_halved_and_near_ones_walked_one_width():
+    assert planned(at(100.0, 0, 0, 0) + at(400.0, 0.1, 0.1, 0.1)) == pytest.approx(200.0)
+    assert planned(at(100.0, 0, 0, 0) + at(103.0, 0.1, 0.1, 0.1)) == pytest.approx(100.0 / (1.0 - 0.01 * 0.999))
+    assert planned(at(100.0, 0, 0, 0) + at(100.9, 0.1, 0.1, 0.1)) is None
+
+
+def test_a_load_that_leans_to_an_upper_bound_is_repeated_short_when_one_lossy_short_trial_would_decide_it():
+    # Exceed 0.5, a 21 s sum, 10 s finals: one full trial lost, one met (10 of 21 s lost: undecided). One more
+    # lost second makes 11 s, above half the sum: an upper bound for 1 s instead of 10.
+    spec = dict(goal(0.5, final=10.0, total=21.0, width=0.005), initial_duration=1.0)
+    leaning = [{"load": 100.0, "duration": 10.0, "loss_ratio": loss} for loss in (0.1, 0.0)]
+    lower = [{"load": 99.8, "duration": 10.0, "loss_ratio": 0.0}] * 2
+    assert rfc9971.next_trial(leaning + lower, spec, 1.0, 1000.0) == (100.0, 1.0)
+    clean = [{"load": 100.0, "duration": 10.0, "loss_ratio": 0.0}]
+    assert rfc9971.next_trial(clean + at(100.3, *[0.1] * 11), spec, 1.0, 1000.0) == (100.0, 10.0)
+
+
 @pytest.mark.parametrize("measured,irregular", [
     (at(100.0, 0, 0, 0), "no upper bound"),
     (at(100.0, 0.1), "no lower bound"),

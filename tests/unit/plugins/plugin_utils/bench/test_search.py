@@ -152,8 +152,24 @@ def test_default_min_load_is_thousandth():
     assert result["goals"]["ndr"]["upper_bound"] == pytest.approx(1000.0)
 
 
+class SteepCollapseDip(dm.DipAndReturn):
+    """The dip model with a steeper collapse: forwarding falls with the cube of the overload.
+
+    The excess loss above the capacity is concave, so both the forwarding
+    projection and the secant fall short of the PDR edge, and the PDR search
+    measures clean loads between the band and the capacity.
+    """
+
+    def expected_loss(self, load):
+        if self.band[0] < load <= self.band[1]:
+            return self.band_loss
+        if load <= self.capacity:
+            return 0.0
+        return 1.0 - (self.capacity / load) ** 3
+
+
 def test_dip_found_and_lossy_trial_below_clean_lowers_bound():
-    model = dm.DipAndReturn()
+    model = SteepCollapseDip()
     result = run(model)
     assert_contract(result)
     ndr = result["goals"]["ndr"]
@@ -163,6 +179,18 @@ def test_dip_found_and_lossy_trial_below_clean_lowers_bound():
     assert clean_above
     assert ndr["upper_bound"] <= model.band[0] / (1.0 - WIDTH)
     assert result["goals"]["pdr"]["lower_bound"] > model.capacity * (1.0 - WIDTH)
+
+
+def test_the_dip_model_is_settled_through_the_secant_of_its_collapse():
+    """Above the capacity the dip model forwards less and less: the forwarding projection falls short of the PDR
+    edge, the secant of the excess loss does not, and the search goes there without a clean trial above the band."""
+    model = dm.DipAndReturn()
+    result = run(model)
+    assert_contract(result)
+    assert result["goals"]["ndr"]["upper_bound"] <= model.band[0] / (1.0 - WIDTH)
+    assert result["goals"]["pdr"]["lower_bound"] > model.capacity * (1.0 - WIDTH)
+    above = [trial for trial in result["trials"] if model.band[1] < trial["load"] < model.capacity * (1.0 - 2 * WIDTH)]
+    assert above == []
 
 
 def test_lossy_short_trial_below_lower_bound_is_rechecked():
@@ -277,27 +305,65 @@ def test_optimistic_short_trials_do_not_walk_down_one_final_at_a_time():
     assert len(finals) <= 12, [(trial["load"], trial["duration"], trial["loss_ratio"]) for trial in result["trials"]]
 
 
+def test_a_band_of_even_loss_is_stepped_down_not_extrapolated_to_a_spurious_root():
+    """Two trials in the dip model's band lose the same 0.2 %: the secant of their excess loss meets zero near no load
+    at all (a rounding of their packet counts puts it at 0.2 % of the load); the search takes that loss as flat and
+    steps down from the band, instead of jumping there and climbing back."""
+    model = dm.DipAndReturn(capacity=9000000.0)
+    result = run(model, final_duration=1.0)
+    assert_contract(result, final=1.0)
+    assert min(trial["load"] for trial in result["trials"]) > model.band[0] * 0.9
+    assert result["goals"]["ndr"]["upper_bound"] <= model.band[0] / (1.0 - WIDTH)
+
+
+def stale_overload(capacity, first_clean):
+    """A device that, overloaded, forwards the most it forwarded clean so far: every projection is stale."""
+    best = {"clean": first_clean}
+
+    def measure(load, duration):
+        offered = int(load * duration)
+        if load <= capacity:
+            best["clean"] = max(best["clean"], load)
+            return {"offered": offered, "received": offered}
+        return {"offered": offered, "received": int(best["clean"] * duration)}
+    return measure
+
+
 def test_step_up_doubles_while_short_tries_above_a_stale_guess_meet_the_goal():
-    # On the dip model the forwarding rate falls above the capacity, so the projections
-    # underestimate the PDR edge and are not trusted: the search tries upper bounds short.
-    # Each such try that meets the goal moves the lower edge up, and the next step is twice
-    # the last (one width, two, four...) instead of one width each time.
-    model = dm.DipAndReturn()
-    result = search(model, dm.MAX_LOAD, min_load=dm.MIN_LOAD, final_duration=10.0, width=0.005, initial_duration=1.0)
+    # Overloaded, this device forwards what it forwarded clean before, so the
+    # projections point at the highest clean load and are not trusted (the
+    # forwarding rate falls with the load): the search tries upper bounds
+    # short. Each such try that meets the goal moves the lower edge up, and the
+    # next step is twice the last (one width, two, four...) instead of one
+    # width each time.
+    result = search(stale_overload(5000000.0, 4000000.0), dm.MAX_LOAD, min_load=dm.MIN_LOAD, final_duration=10.0, width=0.005,
+                    initial_duration=1.0)
     trials = result["trials"]
     pdr = 0.005
     steps = []
     for before, after in zip(trials, trials[1:]):
         if (before["duration"] == after["duration"] == 1.0 and before["loss_ratio"] <= pdr and after["loss_ratio"] <= pdr
-                and after["load"] > before["load"] > model.band[1]):
+                and after["load"] > before["load"]):
             steps.append(after["load"] / before["load"] - 1.0)
-    assert len(steps) >= 2, trials
-    # The count carries over from the tries below the band, so the first step
-    # above it may already be two widths; each next step doubles the last.
+    assert len(steps) >= 3, trials
     assert steps[0] >= 0.005 * 0.999 * 0.99
     assert steps[1] == pytest.approx(2 * steps[0], rel=0.05)
+    assert steps[2] == pytest.approx(4 * steps[0], rel=0.05)
+    assert 4900000.0 < result["goals"]["ndr"]["lower_bound"] <= 5000000.0 < result["goals"]["ndr"]["upper_bound"]
     for goal in result["goals"].values():
         assert (goal["upper_bound"] - goal["lower_bound"]) / goal["upper_bound"] <= 0.005
+
+
+def test_with_final_short_trials_a_collapse_steps_up_four_widths_first():
+    """When every trial is a final one, a step costs what a confirmation costs: on a collapse the first step up is
+    four widths."""
+    result = search(stale_overload(5000000.0, 4000000.0), dm.MAX_LOAD, min_load=dm.MIN_LOAD, final_duration=1.0, width=0.005,
+                    initial_duration=1.0)
+    trials = result["trials"]
+    steps = [after["load"] / before["load"] - 1.0 for before, after in zip(trials, trials[1:])
+             if before["loss_ratio"] == after["loss_ratio"] == 0.0 and after["load"] > before["load"]]
+    assert steps[0] == pytest.approx(4 * 0.005 * 0.999, rel=0.01), trials
+    assert steps[1] == pytest.approx(2 * steps[0], rel=0.05)
 
 
 def test_a_probe_above_the_first_projection_measures_a_cliff_twice():

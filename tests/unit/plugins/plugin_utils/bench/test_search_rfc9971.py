@@ -122,3 +122,18 @@ def test_confirm_upper_makes_every_bound_rest_on_full_length_trials():
     assert [trial for trial in full if trial["load"] == entry["upper_bound"] and trial["loss_ratio"] > 0.005]
     assert [trial for trial in full if trial["load"] == entry["lower_bound"] and trial["loss_ratio"] <= 0.005]
     assert entry["regular"] and (entry["upper_bound"] - entry["lower_bound"]) / entry["upper_bound"] <= 0.005
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_csit_goals_on_a_noisy_cliff_classify_no_load_far_from_its_edges(seed):
+    """Noise as wide as the goal width flips single trials near the edge; the settling then walks from the bound it
+    has, and never spends a whole duration sum on a load far from the edges (it used to classify max load, then halve
+    down to the edge, 11 s at each step)."""
+    model = dm.NoisyCliff(spread=0.004, seed=seed)
+    result = search(model, dm.MAX_LOAD, goals=CSIT, min_load=dm.MIN_LOAD, final_duration=1.0, width=0.005, max_trials=2000)
+    check_relevant(result, CSIT)
+    per_load = {}
+    for trial in result["trials"]:
+        per_load[trial["load"]] = per_load.get(trial["load"], 0) + 1
+    far = [load for load, count in per_load.items() if count >= 11 and abs(load / model.capacity - 1.0) > 0.03]
+    assert far == []
