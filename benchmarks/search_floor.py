@@ -20,13 +20,16 @@ plugin_utils/bench/rfc9971.py and keeps the cheapest.  It spends nothing on
 finding the edge, so no search can spend less; a search that did would show
 this oracle wrong (search_rfc9971.py counts such instances).  Only for devices
 whose loss depends on the load alone: the noisy and token-bucket models
-give None.
+give None. For the noisy cliffs ``noisy_oracle`` simulates an oracle that
+knows the capacity and places the loads at their best: an estimate, printed
+with a ``~``.
 """
 
 from __future__ import absolute_import, division, print_function
 
 import itertools
 import math
+import statistics
 
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import rfc9971
 from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import device_models
@@ -112,3 +115,54 @@ def floor_seconds(model, goals, min_load=device_models.MIN_LOAD, max_load=device
         if (best is None or cost < best) and all(settled(trials, spec, bounds) for spec, bounds in zip(specs, choice)):
             best = cost
     return best
+
+
+# -- noisy devices: a simulation, not a bound ----------------------------------
+
+def _classified(model, load, specs, wanted, rnd_seed):
+    """Trial seconds to classify ``load`` as ``wanted`` for each spec by repeating trials on ``model``: final ones, or,
+    where only an upper bound is wanted, final ones while the lost time still missing is a final trial or more and
+    initial ones for the rest (lost seconds count alike there)."""
+    trials = []
+    model.random.seed(rnd_seed)
+    spec = specs[0]
+    final = spec["final_duration"]
+    short = min(final, spec["initial_duration"] or final)
+    while True:
+        bounds = [rfc9971.classify(trials, each)["bound"] for each in specs]
+        if rfc9971.UNDECIDED not in bounds:
+            return sum(trial["duration"] for trial in trials), bounds == wanted
+        duration = final
+        if wanted == [rfc9971.UPPER]:
+            missing = spec["exceed_ratio"] * spec["duration_sum"] - rfc9971.classify(trials, spec)["effective_high_loss_sum"]
+            duration = final if missing >= final else short
+        trials.append({"load": load, "duration": duration, "loss_ratio": model.loss(load, duration)})
+
+
+def noisy_oracle(make_model, goals, draws=400):
+    """(median trial seconds, share of draws classified as planned) of an oracle that knows a noisy cliff's capacity.
+
+    For two goals, NDR (loss 0) and a second one: the oracle puts the load the
+    two goals share halfway between their edges (NDR's upper bound and the
+    other's lower bound), NDR's lower bound one width below it and the other's
+    upper bound one width above, and repeats final trials at each until the RFC
+    classifies it. A fixed placement: a search that adapts to the draws could
+    do somewhat better, so this estimates the floor of a noisy device, it does
+    not bound it.
+    """
+    specs = [rfc9971.attributes(goal, goal["final_duration"], goal["width"], goal["initial_duration"]) for goal in goals]
+    step = 1.0 - specs[0]["width"] * _WIDTH_USE
+    costs, planned = [], 0
+    for draw in range(draws):
+        model = make_model()
+        shared = model.capacity * (1.0 + (1.0 / (1.0 - specs[1]["loss_ratio"]) - 1.0) / 2.0)
+        seconds = 0.0
+        good = True
+        for load, wanted, index in ((shared * step, [rfc9971.LOWER], [0]), (shared, [rfc9971.UPPER, rfc9971.LOWER], [0, 1]),
+                                    (shared / step, [rfc9971.UPPER], [1])):
+            cost, ok = _classified(model, load, [specs[at] for at in index], wanted, draw * 3 + index[-1] + len(index))
+            seconds += cost
+            good = good and ok
+        costs.append(seconds)
+        planned += good
+    return statistics.median(costs), planned / float(draws)

@@ -92,6 +92,9 @@ def table(label, goals, mlrsearch):
         off = sum(not entry[1] for entry in mine)
         under = sum(floor is not None and entry[0] < floor for entry, floor in zip(mine, floors))
         floor = "%8.1f %9.2f" % (statistics.median(floors), statistics.median(floors) / their_median) if None not in floors else "%8s %9s" % ("-", "-")
+        if family.startswith("noisy"):
+            estimate = search_floor.noisy_oracle(members[0][1], goals)[0]
+            floor = "%8s %9.2f" % ("~%.1f" % estimate, estimate / their_median)
         note = "" if inside else "  (outside the medians)"
         print("%-15s %3d %11.1f %11.1f %9.2f %s %8d %7d%s" % (family, len(members), mine_median, their_median, mine_median / their_median, floor,
                                                               off, under, note))
