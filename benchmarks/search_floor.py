@@ -36,8 +36,6 @@ from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import 
 
 # Just below an edge: a load the model still forwards within the goal.
 _BELOW = 1.0 - 1e-9
-# The share of the width used between two bounds (float rounding).
-_WIDTH_USE = 0.999
 
 
 def _deterministic(model):
@@ -51,7 +49,7 @@ def candidates(model, specs, min_load, max_load):
         edge = model.true_value(spec["loss_ratio"], max_load, min_load)
         if not min_load < edge < max_load:
             continue
-        step = 1.0 - spec["width"] * _WIDTH_USE
+        step = 1.0 - spec["width"] * rfc9971.WIDTH_USE
         loads.update((edge, edge * _BELOW, edge * step, edge * _BELOW / step))
     return sorted(load for load in loads if min_load <= load <= max_load)
 
@@ -151,7 +149,7 @@ def noisy_oracle(make_model, goals, draws=400):
     not bound it.
     """
     specs = [rfc9971.attributes(goal, goal["final_duration"], goal["width"], goal["initial_duration"]) for goal in goals]
-    step = 1.0 - specs[0]["width"] * _WIDTH_USE
+    step = 1.0 - specs[0]["width"] * rfc9971.WIDTH_USE
     costs, planned = [], 0
     for draw in range(draws):
         model = make_model()

@@ -30,9 +30,10 @@ PRESETS = {
     "tst009": {"loss_ratio": 0.0, "exceed_ratio": 0.5, "final_duration": 60.0, "duration_sum": 120.0},
 }
 
-# The share of a goal's width used for a step from one bound to the other:
-# keeps (upper - lower) / upper within the width despite float rounding.
-_WIDTH_USE = 0.999
+# The share of a goal's width used between two bounds a search places (here,
+# in search.py and in the benchmarks' floor): keeps (upper - lower) / upper
+# within the width despite float rounding.
+WIDTH_USE = 0.999
 
 # Bounds at most this many widths apart: the next load is one width above the
 # lower bound (the edge is near it); further apart, halfway between them.
@@ -238,7 +239,7 @@ def _target(lower, upper, goal, min_load, max_load):
     bounds, one width above the lower bound or halfway (geometric), whichever
     is lower.
     """
-    step = 1.0 - goal["width"] * _WIDTH_USE
+    step = 1.0 - goal["width"] * WIDTH_USE
     if upper is None:
         if lower is None:
             return max_load

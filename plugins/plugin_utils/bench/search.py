@@ -95,10 +95,6 @@ DEFAULT_GOALS = (
     {"name": "pdr", "loss_ratio": 0.005},
 )
 
-# Fraction of the width actually used between two bounds: keeps
-# (upper - lower) / upper <= width safe from float rounding.
-_WIDTH_USE = 0.999
-
 # First relative step down from the lowest lossy load when the loss is flat.
 _FLAT_STEP = 0.08
 
@@ -533,7 +529,7 @@ class _Search:
         final_lower = self.trials[lower_index]["load"] if lower_index is not None else None
         low, high = self.bracket(ratio, final_lower, final_upper, finals_only_low=optimistic)
         guess, secant = self.estimate(ratio, low) if high is not None else (None, None)
-        return _View(name, ratio, short, self.final_duration, max(self.upper_bound_duration, short), self.width * _WIDTH_USE,
+        return _View(name, ratio, short, self.final_duration, max(self.upper_bound_duration, short), self.width * rfc9971.WIDTH_USE,
                      final_lower, final_upper, low, high, guess, secant)
 
     def propose(self, goal):
