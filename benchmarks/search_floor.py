@@ -42,11 +42,10 @@ def _deterministic(model):
     return not hasattr(model, "random") and not isinstance(model, device_models.TokenBucket)
 
 
-def candidates(model, specs, min_load, max_load):
+def candidates(specs, edges, min_load, max_load):
     """The loads worth measuring: each goal's edge, just below it, and one width beyond either."""
     loads = {min_load, max_load}
-    for spec in specs:
-        edge = model.true_value(spec["loss_ratio"], max_load, min_load)
+    for spec, edge in zip(specs, edges):
         if not min_load < edge < max_load:
             continue
         step = 1.0 - spec["width"] * rfc9971.WIDTH_USE
@@ -54,11 +53,10 @@ def candidates(model, specs, min_load, max_load):
     return sorted(load for load in loads if min_load <= load <= max_load)
 
 
-def options(model, spec, loads, min_load, max_load):
+def options(model, spec, edge, loads, min_load, max_load):
     """Each (lower, upper) the goal could end with: a clean load and a lossy one within its width around the goal's
     lowest edge (a search that reported a higher edge would be wrong), or a lone bound at an end."""
     ratio = spec["loss_ratio"]
-    edge = model.true_value(ratio, max_load, min_load)
     found = []
     for lower, upper in itertools.product(loads, loads):
         if lower < edge <= upper and model.expected_loss(lower) <= ratio < model.expected_loss(upper) and (upper - lower) / upper <= spec["width"]:
@@ -100,9 +98,10 @@ def floor_seconds(model, goals, min_load=device_models.MIN_LOAD, max_load=device
     if not _deterministic(model):
         return None
     specs = [rfc9971.attributes(goal, goal["final_duration"], goal["width"], goal["initial_duration"]) for goal in goals]
-    loads = candidates(model, specs, min_load, max_load)
+    edges = [model.true_value(spec["loss_ratio"], max_load, min_load) for spec in specs]
+    loads = candidates(specs, edges, min_load, max_load)
     best = None
-    for choice in itertools.product(*(options(model, spec, loads, min_load, max_load) for spec in specs)):
+    for choice in itertools.product(*(options(model, spec, edge, loads, min_load, max_load) for spec, edge in zip(specs, edges))):
         roles = {}
         for index, bounds in enumerate(choice):
             for load, role in zip(bounds, (rfc9971.LOWER, rfc9971.UPPER)):

@@ -475,9 +475,9 @@ class _Search:
                     guesses.append(secant)
             break
         valid = [guess for guess in guesses if guess > 0.0]
-        if len(valid) == 2 and self.collapse():
+        if secant in valid and self.collapse():
             # The forwarding rate falls with the load: its projection underestimates the edge, the secant does not.
-            return valid[1], secant
+            return secant, secant
         return (min(valid) if valid else None), secant
 
     def collapse(self):
