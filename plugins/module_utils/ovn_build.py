@@ -24,7 +24,6 @@ __metaclass__ = type
 import hashlib
 import os
 import re
-import shlex
 import tarfile
 
 from ansible_collections.offload.testbed.plugins.module_utils.host_files import read_text
@@ -516,11 +515,6 @@ def build_record(want, comp, step):
     if step != BUILD_STEPS[-1]:
         record['partial'] = list(BUILD_STEPS[:BUILD_STEPS.index(step) + 1])
     return record
-
-
-def command_line(argv, cwd):
-    line = ' '.join(shlex.quote(arg) for arg in argv)
-    return '(cd %s && %s)' % (shlex.quote(cwd), line) if cwd else line
 
 
 def describe(comp, step, source, paths, jobs):

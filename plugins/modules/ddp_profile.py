@@ -175,6 +175,7 @@ errors:
 import os
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner, command_line, failure
 
 from ansible_collections.offload.testbed.plugins.module_utils import ddp
 from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_info
@@ -211,14 +212,12 @@ class Port(object):
         self.module = module
         self.p = module.params
         self.errors = []
-        self.commands = []
+        self.runner = HostRunner(module)
+        self.commands = self.runner.commands
         self.result = {'pci': None, 'driver': None, 'firmware': None, 'before': None, 'package': None}
 
     def name(self, option):
         return self.p['names'].get(option, option)
-
-    def run(self, argv):
-        return self.module.run_command(argv)
 
     def resolve_profile(self):
         """The name ``ethtool -f`` takes (relative to firmware_dir), or ``None`` after an error."""
@@ -264,7 +263,7 @@ class Port(object):
     def read_port(self):
         """``ethtool -i``: the driver, PCI address and NVM of the port; errors appended. Returns the PCI address or ``None``."""
         device = self.p['device']
-        rc, out, err = self.run([self.p['ethtool'], '-i', device])
+        rc, out, err = self.runner.read([self.p['ethtool'], '-i', device], check_rc=False)
         if rc != 0:
             self.errors.append('%s: %r: ethtool -i answered rc %d (%s); name the netdev of the 700-series port (ip -br link)'
                                % (self.name('device'), device, rc, (err or out).strip()))
@@ -286,7 +285,7 @@ class Port(object):
 
     def read_loaded(self, pci):
         """``ddptool -s PCI``: the profile loaded on the function, ``None`` for none; ``False`` after an error."""
-        rc, out, err = self.run([self.p['ddptool'], '-s', pci])
+        rc, out, err = self.runner.read([self.p['ddptool'], '-s', pci], check_rc=False)
         rows = [row for row in ddp.parse_ddptool(out) if row['pci'] == pci]
         if rc not in (0, 8) or (rc == 0 and not rows):
             meaning = ddp.DDPTOOL_EXIT.get(rc, 'no row for %s' % pci if rc == 0 else 'unknown exit code')
@@ -331,21 +330,20 @@ class Port(object):
         """Run (or only list, in check mode) the ethtool -f of ``action``, then read the port back."""
         device = self.p['device']
         argv = [self.p['ethtool'], '-f', device, rel if action == 'load' else '-', ddp.REGION]
-        self.commands.append(' '.join(argv))
-        if self.module.check_mode:
+        rc, out, err = self.runner.change(argv, check_rc=False)
+        if self.runner.dry:
             return package if action == 'load' else None
-        rc, out, err = self.run(argv)
         if rc != 0:
             hint = ('; after a driver reload or a reboot the driver has no copy to roll back from ("There is no DDP profile to restore."):'
                     ' remove it with DPDK testpmd (ddp del PORT BACKUP.pkgo, port bound to vfio-pci) or power-cycle the host'
                     if action == 'rollback' else '')
-            self.fail('%s failed (rc %d): %s; the i40e driver writes why to the kernel log (dmesg), one of: %s%s'
-                      % (' '.join(argv), rc, (err or out).strip(), ' / '.join(ddp.DRIVER_MESSAGES), hint))
+            self.fail('%s; the i40e driver writes why to the kernel log (dmesg), one of: %s%s'
+                      % (failure(argv, rc, out, err), ' / '.join(ddp.DRIVER_MESSAGES), hint))
         after = self.read_loaded(self.result['pci'])
         want = package if action == 'load' else None
         if after is False or (after or {}).get('track_id') != (want or {}).get('track_id'):
             self.fail('%s: after %s ddptool reports %s on %s, not %s'
-                      % (device, ' '.join(argv), ddp.describe(after or None), self.result['pci'], ddp.describe(want)))
+                      % (device, command_line(argv), ddp.describe(after or None), self.result['pci'], ddp.describe(want)))
         return after
 
 

@@ -113,20 +113,20 @@ commands:
 """
 
 import os
-import shlex
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner
 from ansible_collections.offload.testbed.plugins.module_utils.doca_host import apt_install_argument, dpkg_installed
 
 
-def missing_packages(module, manager, query, packages):
+def missing_packages(runner, manager, query, packages):
     missing = []
     for package in packages:
         if manager == 'dnf':
-            rc, _out, _err = module.run_command([query, '-q', package['name']])
+            rc, _out, _err = runner.read([query, '-q', package['name']], check_rc=False)
             known = rc == 0
         else:
-            rc, out, _err = module.run_command([query, '-W', '-f=${Status}\\n', package['name']])
+            rc, out, _err = runner.read([query, '-W', '-f=${Status}\\n', package['name']], check_rc=False)
             known = dpkg_installed(rc, out)
         if not known:
             missing.append(package)
@@ -180,16 +180,17 @@ def main():
         else:
             module.fail_json(msg='found neither dnf/yum nor apt-get on PATH; set manager to dnf or apt')
     query = module.get_bin_path('rpm' if manager == 'dnf' else 'dpkg-query', required=True)
-    before = missing_packages(module, manager, query, packages)
+    runner = HostRunner(module)
+    before = missing_packages(runner, manager, query, packages)
     commands = planned_commands(module, manager, before)
-    result = dict(changed=bool(commands), manager=manager, commands=[shlex.join(c) for c in commands], missing=[p['name'] for p in before])
+    fields = dict(manager=manager, missing=[p['name'] for p in before])
+    out = ''
+    for argv in commands:
+        out = runner.change(argv, fields=dict(fields, changed=True))[1]
+    result = dict(fields, changed=bool(commands), commands=runner.commands)
     after = before
     if commands and not module.check_mode:
-        for argv, text in zip(commands, result['commands']):
-            rc, out, err = module.run_command(argv)
-            if rc != 0:
-                module.fail_json(msg='%s failed (rc %s): %s' % (text, rc, (err or out).strip()), stdout=out, stderr=err, **result)
-        after = missing_packages(module, manager, query, packages)
+        after = missing_packages(runner, manager, query, packages)
         if after:
             module.fail_json(msg='%s returned 0 but the package database still does not know %s' % (
                 os.path.basename(commands[-1][0]), ', '.join(p['name'] for p in after)), stdout=out, **result)

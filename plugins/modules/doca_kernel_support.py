@@ -84,10 +84,10 @@ commands:
 import glob
 import os
 import re
-import shlex
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner
 from ansible_collections.offload.testbed.plugins.module_utils import doca_host as dh
 from ansible_collections.offload.testbed.plugins.module_utils.doca_kernel import doca_kernel_names
 
@@ -150,18 +150,16 @@ def fix_script(module, script, result, diff):
     return True
 
 
-def build_and_fix_repos(module, script, kver, names, result, diff):
+def build_and_fix_repos(runner, script, kver, names, result, diff):
     """Run the script when no local repository for the release exists, then give that repository an id dnf accepts."""
+    module = runner.module
     params = module.params
     fixes, present = plan_repo_fixes(params['reposdir'], kver, names['repo_id'])
     if not present and not fixes:
         # No local repository for this kernel yet: build it.
         result['built'] = True
-        result['commands'].append(shlex.join([script]))
+        runner.change([script], fields=dict((key, value) for key, value in result.items() if key != 'commands'))
         if not module.check_mode:
-            rc, out, err = module.run_command([script])
-            if rc != 0:
-                module.fail_json(msg='%s failed (rc %s): %s' % (script, rc, (err or out).strip()[-2000:]), stdout=out, stderr=err, **result)
             fixes, present = plan_repo_fixes(params['reposdir'], kver, names['repo_id'])
     for path, (before, after) in sorted(fixes.items()):
         result['fixed'].append(path)
@@ -203,10 +201,12 @@ def main():
         module.exit_json(**result)
 
     rpm = module.get_bin_path('rpm', required=True)
-    rc, _out, _err = module.run_command([rpm, '-q', names['package']])
+    runner = HostRunner(module)
+    result['commands'] = runner.commands
+    rc, _out, _err = runner.read([rpm, '-q', names['package']], check_rc=False)
     result['installed'] = rc == 0
     if not result['installed']:
-        build_and_fix_repos(module, script, kver, names, result, diff)
+        build_and_fix_repos(runner, script, kver, names, result, diff)
     result['changed'] = bool(result['fixed'] or result['commands'])
     if module._diff:
         result['diff'] = dict(before='\n'.join(diff[0]) + '\n', after='\n'.join(diff[1]) + '\n')

@@ -145,6 +145,7 @@ import socket
 import time
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner, command_line
 
 from ansible_collections.offload.testbed.plugins.module_utils import dpdk_devbind
 from ansible_collections.offload.testbed.plugins.module_utils import validate
@@ -205,29 +206,31 @@ def resolve(addresses, source):
 class Devices(object):
     def __init__(self, module):
         self.module, self.params = module, module.params
-        self.commands = []
-        self.dry = True
+        # Dry (only listing the changes) until main says otherwise.
+        self.runner = HostRunner(module, dry=True, errors=True)
+        self.commands = self.runner.commands
         self.drivers = {'registered': set(), 'modprobe': {}}
 
-    def fail(self, msg):
-        self.module.fail_json(msg=msg, commands=self.commands, errors=[msg])
+    @property
+    def dry(self):
+        return self.runner.dry
 
-    def run(self, argv, record=True):
-        """``(stdout, stderr)`` of a command; one that changes the host (``record``) is only listed when dry."""
-        if record:
-            self.commands.append(' '.join(argv))
-            if self.dry:
-                return '', ''
-        rc, out, err = self.module.run_command(argv)
-        if rc != 0:
-            self.fail('%s failed (rc %d): %s' % (' '.join(argv), rc, (err or out).strip()))
-        return out, err
+    @dry.setter
+    def dry(self, value):
+        self.runner.dry = value
+
+    def fail(self, msg):
+        self.runner.fail(msg)
+
+    def read(self, argv):
+        """The stdout of a command that changes nothing."""
+        return self.runner.read(argv)[1]
 
     def read_host(self):
         ip = self.params['ip']
-        addresses = dpdk_devbind.parse_addresses(self.run([ip, '-j', 'addr', 'show'], record=False)[0])
-        routes = dpdk_devbind.parse_routes(self.run([ip, '-j', 'route', 'show'], record=False)[0])
-        routes += dpdk_devbind.parse_routes(self.run([ip, '-j', '-6', 'route', 'show'], record=False)[0])
+        addresses = dpdk_devbind.parse_addresses(self.read([ip, '-j', 'addr', 'show']))
+        routes = dpdk_devbind.parse_routes(self.read([ip, '-j', 'route', 'show']))
+        routes += dpdk_devbind.parse_routes(self.read([ip, '-j', '-6', 'route', 'show']))
         return {'addresses': addresses, 'routes': routes}
 
     def check(self, devices):
@@ -254,7 +257,7 @@ class Devices(object):
         asked = set(e.get('driver') or 'vfio-pci' for e in self.params['devices'] if isinstance(e, dict)) if self.params['state'] == 'bound' else set()
         said = {}
         for driver in sorted(d for d in asked - registered if isinstance(d, str) and dpdk_devbind.DRIVER_RE.match(d)):
-            rc, out, err = self.module.run_command([self.params['modprobe'], '-n', driver])
+            rc, out, err = self.runner.read([self.params['modprobe'], '-n', driver], check_rc=False)
             said[driver] = None if rc == 0 else '%s (rc %d)' % ((err or out).strip() or 'modprobe -n %s said nothing' % driver, rc)
         return {'registered': registered, 'modprobe': said}
 
@@ -270,23 +273,24 @@ class Devices(object):
 
     def bind(self, pci, driver):
         argv = dpdk_devbind.bind_argv(self.params['devbind'], pci, driver)
-        out, err = self.run(argv)
+        _rc, out, err = self.runner.change(argv)
         if self.dry:
             return
         now = read_device(self.params['root'], pci)['driver']
         if now != driver:
             said = ' '.join(text.strip() for text in (err, out) if text and text.strip())
-            self.fail('%s: after %s the device is on %s, not %s: %s' % (pci, ' '.join(argv), now, driver, said or 'dpdk-devbind.py said nothing'))
+            self.fail('%s: after %s the device is on %s, not %s: %s' % (pci, command_line(argv), now, driver, said or 'dpdk-devbind.py said nothing'))
 
     def bring_up(self, pci, interfaces):
         if self.dry:
-            self.commands.extend('%s link set dev %s up' % (self.params['ip'], name) for name in interfaces)
+            for name in interfaces:
+                self.runner.change([self.params['ip'], 'link', 'set', 'dev', name, 'up'])
             return
         deadline = time.time() + self.params['timeout']
         while set(interfaces) - set(read_device(self.params['root'], pci)['interfaces']) and time.time() < deadline:
             time.sleep(0.2)
         for name in interfaces:
-            self.run([self.params['ip'], 'link', 'set', 'dev', name, 'up'])
+            self.runner.change([self.params['ip'], 'link', 'set', 'dev', name, 'up'])
 
 
 def load_record(path):
@@ -312,7 +316,7 @@ def converge(worker, devices, record):
     after = dict((pci, dict(device)) for pci, device in devices.items())
     for step in dpdk_devbind.plan(p['devices'], devices, record, p['state'], worker.drivers['registered']):
         if step[0] in ('modprobe', 'down'):
-            worker.run([p['modprobe'], step[1]] if step[0] == 'modprobe' else [p['ip'], 'link', 'set', 'dev', step[1], 'down'])
+            worker.runner.change([p['modprobe'], step[1]] if step[0] == 'modprobe' else [p['ip'], 'link', 'set', 'dev', step[1], 'down'])
             continue
         dummy, pci, driver, original = step
         if p['state'] == 'bound':

@@ -139,6 +139,7 @@ import json
 import os
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner
 
 from ansible_collections.offload.testbed.plugins.module_utils import hugepages
 from ansible_collections.offload.testbed.plugins.module_utils import validate
@@ -209,21 +210,21 @@ class Pages(object):
 
     def __init__(self, module, root, record, dry):
         self.module, self.root, self.record, self.dry = module, root, record, dry
-        self.commands = []
+        self.runner = HostRunner(module, dry, errors=True)
+        self.commands = self.runner.commands
 
     def fail(self, msg):
-        self.module.fail_json(msg=msg, commands=self.commands, errors=[msg])
+        self.runner.fail(msg)
 
     def set_count(self, size, node, old, new):
         path = hugepages.nr_path(self.root, size, node)
-        self.commands.append('echo %d > %s' % (new, path))
+        self.runner.write(path, new)
         if self.dry:
             return
         key = hugepages.key_of(size, node)
-        self._write(path, new)
         got = _count(path)
         if got != new:
-            self._write(path, old)
+            self.runner.write(path, old)
             self.fail('%s: the kernel gave %s of the %d %s pages asked (memory too fragmented or taken); the count is back at %d. '
                       'Ask for fewer, reserve them at boot (boot_params role), or free memory and retry'
                       % (path, got, new, validate.size_text(size), old))
@@ -233,38 +234,20 @@ class Pages(object):
         else:
             self.record['counts'][key] = mark
 
-    def _write(self, path, value):
-        try:
-            with open(path, 'w') as handle:
-                handle.write('%d\n' % value)
-        except (IOError, OSError) as exc:
-            self.fail('writing %d to %s failed: %s' % (value, path, exc))
-
-    def run(self, argv):
-        self.commands.append(' '.join(argv))
-        if not self.dry:
-            rc, out, err = self.module.run_command(argv)
-            if rc != 0:
-                self.fail('%s failed (rc %d): %s' % (' '.join(argv), rc, (err or out).strip()))
-
     def mount(self, path, size):
         created = not os.path.isdir(path)
-        if created:
-            self.commands.append('mkdir -p %s' % path)
-            if not self.dry:
-                os.makedirs(path)
-        self.run(['mount', '-t', 'hugetlbfs', '-o', 'pagesize=%s' % validate.size_text(size), 'nodev', path])
+        if created and self.runner.note('mkdir -p %s' % path):
+            os.makedirs(path)
+        self.runner.change(['mount', '-t', 'hugetlbfs', '-o', 'pagesize=%s' % validate.size_text(size), 'nodev', path])
         self.record['mounts'][path] = {'size': size, 'created_dir': created}
 
     def umount(self, path):
-        self.run(['umount', path])
-        if (self.record['mounts'].pop(path, None) or {}).get('created_dir'):
-            self.commands.append('rmdir %s' % path)
-            if not self.dry:
-                try:
-                    os.rmdir(path)
-                except OSError as exc:
-                    self.module.warn('%s is unmounted but stays: %s' % (path, exc))
+        self.runner.change(['umount', path])
+        if (self.record['mounts'].pop(path, None) or {}).get('created_dir') and self.runner.note('rmdir %s' % path):
+            try:
+                os.rmdir(path)
+            except OSError as exc:
+                self.module.warn('%s is unmounted but stays: %s' % (path, exc))
 
     def save(self, path):
         """Write the record; an empty one (everything given back) removes the file, so nothing of the role is left."""

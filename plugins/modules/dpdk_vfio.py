@@ -89,6 +89,7 @@ noiommu:
 import os
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner
 
 ARGUMENT_SPEC = dict(
     noiommu=dict(type='bool', default=False),
@@ -129,14 +130,14 @@ def errors_of(params, host):
             'boot_params_iommu), or set %s: true to accept that' % (name, name)]
 
 
-def load_errors(module, params, steps):
+def load_errors(runner, params, steps):
     """What ``modprobe -n`` says of each module the plan loads: the host's kernel must have it (run in check mode too)."""
     name = params['names'].get('load', 'modprobe')
     errors = []
     for step in steps:
         if step[0] != 'modprobe':
             continue
-        rc, out, err = module.run_command([params['modprobe'], '-n', step[1][1]])
+        rc, out, err = runner.read([params['modprobe'], '-n', step[1][1]], check_rc=False)
         if rc != 0:
             errors.append('%s: the kernel of this host has no %s module to load (modprobe -n %s: %s, rc %d); install the kernel\'s '
                           'VFIO modules (CONFIG_VFIO_PCI), or set %s to false and bind the devices to a driver the host has'
@@ -162,27 +163,20 @@ def main():
     p = module.params
     host = read_host(p['root'])
     steps = plan(p, host)
-    errors = errors_of(p, host) + load_errors(module, p, steps)
+    runner = HostRunner(module)
+    errors = errors_of(p, host) + load_errors(runner, p, steps)
     noiommu = not host['groups'] and (host['noiommu'] or p['noiommu'])
-    result = dict(changed=False, commands=[], errors=errors, iommu_groups=host['groups'], noiommu=noiommu)
+    result = dict(changed=False, commands=runner.commands, errors=errors, iommu_groups=host['groups'], noiommu=noiommu)
     if errors and not p['validate_only']:
         module.fail_json(msg='; '.join(errors), **result)
     if p['validate_only'] or errors:
         module.exit_json(**result)
+    fields = dict(errors=errors, iommu_groups=host['groups'], noiommu=noiommu)
     for step in steps:
-        result['commands'].append(' '.join(step[1]) if step[0] == 'modprobe' else 'echo %s > %s' % (step[2], step[1]))
-        if module.check_mode:
-            continue
         if step[0] == 'modprobe':
-            rc, out, err = module.run_command(step[1])
-            if rc != 0:
-                module.fail_json(msg='%s failed (rc %d): %s' % (' '.join(step[1]), rc, (err or out).strip()), **result)
+            runner.change(step[1], fields=fields)
         else:
-            try:
-                with open(step[1], 'w') as handle:
-                    handle.write(step[2] + '\n')
-            except (IOError, OSError) as exc:
-                module.fail_json(msg='writing %s to %s failed: %s' % (step[2], step[1], exc), **result)
+            runner.write(step[1], step[2], **fields)
     if noiommu:
         module.warn(WARNING % p['names'].get('noiommu', 'noiommu'))
     if host['groups'] and p['noiommu']:

@@ -219,6 +219,7 @@ import os
 import time
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner
 from ansible_collections.offload.testbed.plugins.module_utils import validate
 from ansible_collections.offload.testbed.plugins.module_utils.bench_health import (
     hw_offload_on, is_kernel_datapath, kernel_datapath_ports, offloaded_summary, parse_pmd_stats_show, pmd_stats_command_error,
@@ -304,27 +305,27 @@ def core_dumps(dirs):
     return sorted(found)
 
 
-def first_line(module, argv):
-    path = module.get_bin_path(argv[0])
+def first_line(runner, argv):
+    path = runner.module.get_bin_path(argv[0])
     if not path:
         return None
-    rc, out, _err = module.run_command([path] + argv[1:])
+    rc, out, _err = runner.read([path] + argv[1:], check_rc=False)
     return out.strip().splitlines()[0] if rc == 0 and out.strip() else None
 
 
-def vsctl_list(module, table, columns=None):
+def vsctl_list(runner, table, columns=None):
     """What ``ovs-vsctl --format=json list TABLE`` prints (only ``columns``, comma-separated, when given), None when it
     cannot run or fails."""
-    path = module.get_bin_path("ovs-vsctl")
+    path = runner.module.get_bin_path("ovs-vsctl")
     if not path:
         return None
-    rc, out, _err = module.run_command([path, "--timeout=5", "--format=json"] + (["--columns=" + columns] if columns else []) + ["list", table])
+    rc, out, _err = runner.read([path, "--timeout=5", "--format=json"] + (["--columns=" + columns] if columns else []) + ["list", table], check_rc=False)
     return out if rc == 0 else None
 
 
-def vsctl_rows(module, table, columns=None):
+def vsctl_rows(runner, table, columns=None):
     """The rows of ``vsctl_list`` (``ovsdb.parse_table``), None when unreadable."""
-    out = vsctl_list(module, table, columns)
+    out = vsctl_list(runner, table, columns)
     if out is None:
         return None
     try:
@@ -333,31 +334,31 @@ def vsctl_rows(module, table, columns=None):
         return None
 
 
-def ovs_other_config(module):
+def ovs_other_config(runner):
     """The Open_vSwitch record's other_config (what compare.yml's variants change), None when unreadable."""
-    rows = vsctl_rows(module, "Open_vSwitch", "other_config")
+    rows = vsctl_rows(runner, "Open_vSwitch", "other_config")
     value = rows[0].get("other_config") if rows else None
     return value if isinstance(value, dict) else None
 
 
-def every_flow_wanted(module, all_flows):
+def every_flow_wanted(runner, all_flows):
     """``all_flows`` when given; unset, whether Open vSwitch puts its flows in TC: ``other_config:hw-offload`` true and a
     bridge on the kernel datapath. Its TC flows not in hardware are not in ``type=offloaded``, and the kernel datapath
     has no PMD statistics: the packets in TC and in software are known only from every flow."""
     if all_flows is not None:
         return all_flows
-    if not hw_offload_on(ovs_other_config(module)):
+    if not hw_offload_on(ovs_other_config(runner)):
         return False
-    return any(is_kernel_datapath(row.get("datapath_type")) for row in vsctl_rows(module, "Bridge") or ())
+    return any(is_kernel_datapath(row.get("datapath_type")) for row in vsctl_rows(runner, "Bridge") or ())
 
 
-def kernel_datapath_hw_tc_offload(module):
+def kernel_datapath_hw_tc_offload(runner):
     """``{port: on, off or None}``: hw-tc-offload (``ethtool -k``) of each network device on Open vSwitch's kernel
     datapath (``bench_health.kernel_datapath_ports``); empty when ``ovs-vsctl`` cannot list the switch. None for a
     port ethtool cannot read or that lists no hw-tc-offload."""
     tables = []
     for table in ("Bridge", "Port", "Interface"):
-        out = vsctl_list(module, table)
+        out = vsctl_list(runner, table)
         if out is None:
             return {}
         tables.append(out)
@@ -365,44 +366,44 @@ def kernel_datapath_hw_tc_offload(module):
         ports = kernel_datapath_ports(switch_model(*tables))
     except ValueError:
         return {}
-    ethtool = module.get_bin_path("ethtool")
+    ethtool = runner.module.get_bin_path("ethtool")
     found = {}
     for port in ports:
-        rc, out, _err = module.run_command([ethtool, "-k", port]) if ethtool else (1, "", "")
+        rc, out, _err = runner.read([ethtool, "-k", port], check_rc=False) if ethtool else (1, "", "")
         found[port] = parse_ethtool_features(out).get("hw-tc-offload") if rc == 0 else None
     return found
 
 
-def system_info(module, interfaces):
+def system_info(runner, interfaces):
     info = {"hostname": os.uname()[1], "kernel": os.uname()[2], "cmdline": None}
     try:
         with open("/proc/cmdline") as handle:
             info["cmdline"] = handle.read().strip()
     except OSError:
         pass
-    info["ovs_version"] = first_line(module, ["ovs-vswitchd", "--version"])
+    info["ovs_version"] = first_line(runner, ["ovs-vswitchd", "--version"])
     # The ovn-controller that runs answers for itself (an OVN built from source may not be the one on PATH).
-    info["ovn_version"] = (first_line(module, ["ovn-appctl", "-t", "ovn-controller", "version"])
-                           or first_line(module, ["ovn-controller", "--version"]))
-    info["ovs_other_config"] = ovs_other_config(module)
+    info["ovn_version"] = (first_line(runner, ["ovn-appctl", "-t", "ovn-controller", "version"])
+                           or first_line(runner, ["ovn-controller", "--version"]))
+    info["ovs_other_config"] = ovs_other_config(runner)
     # Only hw-offload makes Open vSwitch offload through TC: the ports are read then.
-    info["hw_tc_offload"] = kernel_datapath_hw_tc_offload(module) if hw_offload_on(info["ovs_other_config"]) else {}
+    info["hw_tc_offload"] = kernel_datapath_hw_tc_offload(runner) if hw_offload_on(info["ovs_other_config"]) else {}
     info["nics"] = {}
-    ethtool = module.get_bin_path("ethtool") if interfaces else None
+    ethtool = runner.module.get_bin_path("ethtool") if interfaces else None
     for iface in interfaces:
         if not ethtool:
-            module.fail_json(msg="interfaces: ethtool is needed to read %s; install it or leave interfaces empty" % iface)
-        rc, out, err = module.run_command([ethtool, "-i", iface])
+            runner.fail("interfaces: ethtool is needed to read %s; install it or leave interfaces empty" % iface)
+        rc, out, err = runner.read([ethtool, "-i", iface], check_rc=False)
         if rc != 0:
-            module.fail_json(msg="interfaces: ethtool -i %s failed: %s" % (iface, err.strip()))
+            runner.fail("interfaces: ethtool -i %s failed: %s" % (iface, err.strip()))
         info["nics"][iface] = parse_ethtool_info(out)
     return info
 
 
-def read_flows(module, appctl, all_flows, result):
+def read_flows(runner, appctl, all_flows, result):
     """The datapath flows (``-m``: with their ufid and datapath layer), only the offloaded ones unless ``all_flows``."""
     argv = [appctl, "dpctl/dump-flows", "-m"] + ([] if all_flows else ["type=offloaded"])
-    rc, out, err = module.run_command(argv)
+    rc, out, err = runner.read(argv, check_rc=False)
     if rc != 0:
         result["warnings"].append("ovs-appctl %s failed: %s" % (" ".join(argv[1:]), err.strip()))
         return
@@ -430,26 +431,27 @@ def main():
     errors = [pmd_stats_command_error(params["pmd_stats_command"])] + validate.name_list("interfaces", params["interfaces"], validate.interface_name)
     if any(errors):
         module.fail_json(msg="; ".join(error for error in errors if error))
+    runner = HostRunner(module)
     result = {"changed": False, "warnings": []}
     result["pid"], result["start_time"] = read_pid(params["pidfiles"])
     result["restarts"] = None
     systemctl = module.get_bin_path("systemctl")
     if systemctl and os.path.isdir("/run/systemd/system") and params["service"]:
-        rc, out, _err = module.run_command([systemctl, "show", "-p", "NRestarts", "--value", params["service"]])
+        rc, out, _err = runner.read([systemctl, "show", "-p", "NRestarts", "--value", params["service"]], check_rc=False)
         if rc == 0 and out.strip().isdigit():
             result["restarts"] = int(out.strip())
     result["core_dumps"] = core_dumps(params["core_dirs"])
-    result["system"] = system_info(module, params["interfaces"]) if params["system"] else None
+    result["system"] = system_info(runner, params["interfaces"]) if params["system"] else None
     appctl = module.get_bin_path("ovs-appctl")
     result["offloaded_flows"] = result["offloaded_flows_with_packets"] = result["flow_counters"] = None
     result["all_flows"] = bool(params["all_flows"])
     result["pmd"] = {}
     if appctl and result["pid"] is not None:
         if params["offloaded_flows"]:
-            result["all_flows"] = every_flow_wanted(module, params["all_flows"])
-            read_flows(module, appctl, result["all_flows"], result)
+            result["all_flows"] = every_flow_wanted(runner, params["all_flows"])
+            read_flows(runner, appctl, result["all_flows"], result)
         if params["pmd_stats_command"]:
-            rc, out, err = module.run_command([appctl, params["pmd_stats_command"]])
+            rc, out, err = runner.read([appctl, params["pmd_stats_command"]], check_rc=False)
             if rc == 0:
                 result["pmd"] = parse_pmd_stats_show(out)
             else:

@@ -79,13 +79,13 @@ entries:
   type: dict
 """
 
-import shlex
 
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.offload.testbed.plugins.module_utils import boot_params as bp
 from ansible_collections.offload.testbed.plugins.module_utils import validate
 from ansible_collections.offload.testbed.plugins.module_utils.grubby import parse_grubby_info
+from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner, command_line
 
 
 def arg_errors(wanted):
@@ -99,14 +99,12 @@ def arg_errors(wanted):
     return errors
 
 
-def read_entries(module, target):
-    argv = [module.params['grubby'], '--info=%s' % target]
-    rc, out, err = module.run_command(argv)
-    if rc != 0:
-        module.fail_json(msg='%s failed (rc %d): %s' % (' '.join(argv), rc, (err or out).strip()))
+def read_entries(runner, target):
+    argv = [runner.module.params['grubby'], '--info=%s' % target]
+    out = runner.read(argv)[1]
     entries = parse_grubby_info(out)
     if not entries:
-        module.fail_json(msg='%s printed no Linux boot entry' % ' '.join(argv), stdout=out)
+        runner.fail('%s printed no Linux boot entry' % command_line(argv), stdout=out)
     return entries
 
 
@@ -133,24 +131,19 @@ def main():
         if bp.arg_key(token) not in keys:
             module.fail_json(msg='args: %s has key %s, which is not in managed_keys' % (token, bp.arg_key(token)))
     target = module.params['target']
-    entries = read_entries(module, target)
+    runner = HostRunner(module)
+    entries = read_entries(runner, target)
     commands, plans = bp.grubby_commands(entries, wanted, keys, target, module.params['grubby'])
-    result = {
-        'changed': bool(commands),
-        'commands': [' '.join(shlex.quote(word) for word in argv) for argv in commands],
-        'entries': plans,
-    }
+    for argv in commands:
+        runner.change(argv, fields=dict(entries=plans))
+    result = {'changed': bool(commands), 'commands': runner.commands, 'entries': plans}
     before = managed_view(entries, keys)
     if commands and not module.check_mode:
-        for argv in commands:
-            rc, out, err = module.run_command(argv)
-            if rc != 0:
-                module.fail_json(msg='%s failed (rc %d): %s' % (' '.join(argv), rc, (err or out).strip()), **result)
-        entries = read_entries(module, target)
+        entries = read_entries(runner, target)
         leftover, unused = bp.grubby_commands(entries, wanted, keys, target, module.params['grubby'])
         if leftover:
             module.fail_json(msg='grubby did not leave the arguments as planned; still to do: %s'
-                             % '; '.join(' '.join(argv) for argv in leftover), **result)
+                             % '; '.join(command_line(argv) for argv in leftover), **result)
     if module._diff:
         after = dict((kernel, [t for t in before[kernel] if t not in plans[kernel]['remove']] + plans[kernel]['add']) for kernel in before)
         result['diff'] = {

@@ -206,6 +206,7 @@ import tempfile
 import time
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner, failure
 from ansible_collections.offload.testbed.plugins.module_utils import iperf3, validate
 from ansible_collections.offload.testbed.plugins.module_utils.netns import in_namespace
 
@@ -271,9 +272,9 @@ def wait_listening(module, proc, output, p):
     while True:
         if proc.poll() is not None:
             return 'the iperf3 server exited (rc %s) before it listened: %s' % (proc.returncode, output() or 'it printed nothing')
-        rc, stdout, stderr = module.run_command(ss)
+        rc, stdout, stderr = HostRunner(module).read(ss, check_rc=False)
         if rc != 0:
-            return '%s failed (rc %d): %s' % (' '.join(ss), rc, (stderr or stdout).strip())
+            return failure(ss, rc, stdout, stderr)
         if iperf3.listening(stdout, bind, p['port']):
             return None
         if time.time() > deadline:
@@ -284,7 +285,7 @@ def wait_listening(module, proc, output, p):
 def run_client(module, p, client):
     """(summary, None) or (None, error message)."""
     timeout = p['timeout'] or p['duration'] + (p['omit'] or 0) + 30
-    rc, stdout, stderr = module.run_command(['timeout', '--kill-after=5', str(timeout)] + client)
+    rc, stdout, stderr = HostRunner(module).read(['timeout', '--kill-after=5', str(timeout)] + client, check_rc=False)
     if rc in (124, 137):
         return None, 'the iperf3 client did not finish within %d s (timeout)' % timeout
     try:

@@ -116,9 +116,9 @@ errors:
   elements: str
 """
 
-import shlex
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner, failure
 from ansible_collections.offload.testbed.plugins.module_utils import netdev_offloads as nd
 from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_features_detail
 
@@ -132,9 +132,9 @@ ARGUMENT_SPEC = dict(
 )
 
 
-def read(module, p):
+def read(runner, p):
     """``(link, features detail, error)``; ``None`` for what could not be read."""
-    rc, out, err = module.run_command(nd.link_argv(p['device'], p['namespace']))
+    rc, out, err = runner.read(nd.link_argv(p['device'], p['namespace']), check_rc=False)
     if rc != 0:
         return None, None, nd.device_error(p, rc, out, err)
     try:
@@ -142,9 +142,9 @@ def read(module, p):
     except ValueError as exc:
         return None, None, '%s: ip -j -d link show printed no JSON (%s)' % (nd.label(p['names'], 'device'), exc)
     argv = nd.features_argv(p['device'], p['namespace'])
-    rc, out, err = module.run_command(argv)
+    rc, out, err = runner.read(argv, check_rc=False)
     if rc != 0:
-        return link, None, '%s: %s failed (rc %d): %s' % (nd.label(p['names'], 'device'), shlex.join(argv), rc, (err or out).strip())
+        return link, None, '%s: %s' % (nd.label(p['names'], 'device'), failure(argv, rc, out, err))
     return link, parse_ethtool_features_detail(out), None
 
 
@@ -154,15 +154,14 @@ def state(p, mtu, feats, current):
                 all_features=feats, fixed=sorted(name for name in current if current[name]['fixed']))
 
 
-def write(module, commands, result):
+def write(runner, commands, result):
     """Run the plan; an ``ip`` that fails fails the module, ``ethtool -K``'s words are kept for the read back."""
     messages = ''
+    fields = dict((key, value) for key, value in result.items() if key != 'commands')
     for argv in commands:
-        rc, out, err = module.run_command(argv)
+        rc, out, err = runner.change(argv, check_rc='ethtool' not in argv, fields=fields)
         if 'ethtool' in argv:
             messages += (out or '') + (err or '')
-        elif rc != 0:
-            module.fail_json(msg='%s failed (rc %d): %s' % (shlex.join(argv), rc, (err or out).strip()), **result)
     return messages
 
 
@@ -170,7 +169,8 @@ def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     p = module.params
     named = nd.name_errors(p)
-    link, current, error = read(module, p) if not named else (None, None, None)
+    runner = HostRunner(module)
+    link, current, error = read(runner, p) if not named else (None, None, None)
     errors = named + ([error] if error else []) + nd.errors_of(p, link, current)
     result = dict(changed=False, commands=[], errors=errors, mtu=link and link['mtu'], features={}, all_features={}, fixed=[])
     if current is not None:
@@ -180,13 +180,13 @@ def main():
     if p['validate_only'] or errors:
         module.exit_json(**result)
     commands = nd.plan(p, link, current)
-    result['commands'] = [shlex.join(argv) for argv in commands]
+    result['commands'] = runner.commands
     before = nd.view(p, result['mtu'], result['all_features'])
+    messages = write(runner, commands, result)
     if module.check_mode:
         result.update(state(p, *(nd.expected(p, link, current) + (current,))))
     elif commands:
-        messages = write(module, commands, result)
-        link, current, error = read(module, p)
+        link, current, error = read(runner, p)
         if error:
             module.fail_json(msg='reading %s back failed: %s' % (p['device'], error), **result)
         result.update(state(p, link['mtu'], dict((n, d['on']) for n, d in current.items()), current))

@@ -152,6 +152,7 @@ ovs_packets:
 """
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner
 from ansible_collections.offload.testbed.plugins.module_utils import netns, netns_exchange
 from ansible_collections.offload.testbed.plugins.module_utils.ovs_ofctl import parse_ofctl_port_stats
 
@@ -171,9 +172,9 @@ def _ovs_stats(module, names):
     """Live packet counters of OVS ports (``ovs-ofctl dump-ports``)."""
     stats = {}
     for name in names:
-        rc, bridge, err = module.run_command(["ovs-vsctl", "--timeout=10", "port-to-br", name])
+        rc, bridge, err = HostRunner(module).read(["ovs-vsctl", "--timeout=10", "port-to-br", name], check_rc=False)
         if rc == 0:
-            rc, out, err = module.run_command(["ovs-ofctl", "dump-ports", bridge.strip(), name])
+            rc, out, err = HostRunner(module).read(["ovs-ofctl", "dump-ports", bridge.strip(), name], check_rc=False)
         if rc != 0:
             module.fail_json(msg="cannot read the counters of OVS port %s: %s" % (name, err.strip()))
         stats[name] = parse_ofctl_port_stats(out)

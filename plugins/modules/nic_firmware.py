@@ -177,11 +177,11 @@ errors:
 
 import glob
 import os
-import shlex
 import shutil
 import zipfile
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner, failure
 from ansible_collections.offload.testbed.plugins.module_utils import nic_firmware as nf
 from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_info
 from ansible_collections.offload.testbed.plugins.module_utils.flint import parse_flint_psid_mismatch, parse_flint_query
@@ -214,7 +214,7 @@ def file_kind(path):
 
 def flint_facts(module, flint, path, shown, where, place):
     """``flint -i IMAGE q`` of one image: ``(psid, fw_version, error)``."""
-    rc, out, err = module.run_command([flint, '-i', path, 'q'])
+    rc, out, err = HostRunner(module).read([flint, '-i', path, 'q'], check_rc=False)
     if rc != 0:
         return None, None, ('%s: flint -i %s q failed on the %s (rc %s): %s; give the firmware image (.bin), NVIDIA\'s '
                             'download for the PSID (the .bin in a .zip) or the vendor\'s bundle for mlxfwmanager, as shipped' % (
@@ -252,10 +252,9 @@ def read_bundle(module, facts, psid, pci):
     if facts['kind'] == 'mfa' and not mlxfwmanager:
         return dict(facts, error='%s is a bundle for mlxfwmanager and the host has no mlxfwmanager: install MFT there' % facts['path'])
     argv = nf.bundle_argv(facts['kind'], facts['path'], mlxfwmanager, pci, 'query')
-    rc, out, err = module.run_command(argv)
+    rc, out, err = HostRunner(module).read(argv, check_rc=False)
     if rc != 0:
-        return dict(facts, error='%s failed on the host (rc %s): %s; give the vendor\'s bundle as shipped' % (
-            shlex.join(argv), rc, (err or out).strip()))
+        return dict(facts, error='%s on the host; give the vendor\'s bundle as shipped' % failure(argv, rc, out, err))
     return nf.bundle_facts(facts, psid, parse_mlxfwmanager_xml(out))
 
 
@@ -288,13 +287,11 @@ def read_image(module, flint, path, where, place, psid=None, pci=None):
 class Host(object):
     def __init__(self, module):
         self.module = module
+        self.runner = HostRunner(module)
         self.sysfs = module.params['sysfs_root']
         self.mlxfwmanager = module.get_bin_path('mlxfwmanager')
         self.flint = flint_path(module)
         self.ethtool = module.get_bin_path('ethtool')
-
-    def run(self, argv):
-        return self.module.run_command(argv)
 
     def pci_dir(self, pci):
         return os.path.join(self.sysfs, 'bus', 'pci', 'devices', pci)
@@ -320,7 +317,7 @@ class Host(object):
         return None
 
     def query(self, argv, parse):
-        rc, out, _err = self.run(argv)
+        rc, out, _err = self.runner.read(argv, check_rc=False)
         return parse(out) if rc == 0 else None
 
     def read_card(self, pci, mlxfw):
@@ -457,20 +454,18 @@ def burn(module, host, plans, lines):
     commands = []
     for plan in plans:
         commands.extend(commands_for(plan, host.flint or 'flint', mlxfwreset or 'mlxfwreset', host.mlxfwmanager or 'mlxfwmanager'))
-    texts = [shlex.join(c) for c in commands]
-    if not commands or module.check_mode:
-        return texts
-    if any('reset' in plan['action'] for plan in plans) and not mlxfwreset:
+    runner = host.runner
+    if commands and not runner.dry and any('reset' in plan['action'] for plan in plans) and not mlxfwreset:
         module.fail_json(msg='mlxfwreset is not installed; install MFT or set %sreset_ok: false' % module.params['variable_prefix'], plan=lines)
     for argv in commands:
-        rc, out, err = host.run(argv)
+        rc, out, err = runner.change(argv, check_rc=False)
         if rc != 0:
             mismatch = parse_flint_psid_mismatch(out + '\n' + err)
             if mismatch:
                 module.fail_json(msg='flint refused %s: PSID on flash %s differs from the image\'s %s' % (
                     argv[2], mismatch['flash_psid'], mismatch['image_psid']), mismatch=mismatch, plan=lines)
-            module.fail_json(msg='%s failed (rc %s): %s' % (shlex.join(argv), rc, (err or out).strip()), plan=lines, commands=texts)
-    return texts
+            runner.fail(failure(argv, rc, out, err), plan=lines)
+    return runner.commands
 
 
 def report(module, host, plans, before, commands):

@@ -143,6 +143,7 @@ notes:
 """
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner, failure
 from ansible_collections.offload.testbed.plugins.module_utils import validate
 from ansible_collections.offload.testbed.plugins.module_utils.bench_health import parse_pmd_stats_show, pmd_stats_command_error
 from ansible_collections.offload.testbed.plugins.module_utils.offload_facts import (
@@ -167,9 +168,9 @@ def run_tool(module, notes, what, argv, namespace=None):
         notes.append("%s: %s is not installed" % (what, "ip" if tool else argv[0]))
         return None
     command = ([ip, "netns", "exec", namespace] if namespace else []) + [tool] + argv[1:]
-    rc, out, err = module.run_command(command)
+    rc, out, err = HostRunner(module).read(command, check_rc=False)
     if rc != 0:
-        notes.append("%s: %s failed (rc %d): %s" % (what, " ".join(command), rc, (err or out).strip()))
+        notes.append("%s: %s" % (what, failure(command, rc, out, err)))
         return None
     return out
 

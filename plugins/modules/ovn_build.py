@@ -228,6 +228,7 @@ import os
 import time
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner, command_line
 from ansible_collections.offload.testbed.plugins.module_utils import ovn_build as ob
 
 
@@ -254,10 +255,12 @@ class Host(object):
 
     def __init__(self, module):
         self.module = module
+        self.runner = HostRunner(module)
         self.name = lambda option: module.params['variable_prefix'] + option
 
     def run(self, argv, cwd=None):
-        return self.module.run_command(argv, cwd=cwd)
+        """``(rc, stdout, stderr)`` of a command that reads the host (it runs in check mode too)."""
+        return self.runner.read(argv, check_rc=False, cwd=cwd)
 
     def read_json(self, path):
         try:
@@ -278,7 +281,7 @@ class Host(object):
 
     def append_log(self, path, argv, cwd, rc, out, err):
         with open(path, 'a') as handle:
-            handle.write('$ %s\n%s%s[exit %d]\n' % (ob.command_line(argv, cwd), out, err, rc))
+            handle.write('$ %s\n%s%s[exit %d]\n' % (command_line(argv, cwd), out, err, rc))
 
 
 def inspect_local(src, kind):
@@ -459,13 +462,13 @@ def run_step(host, comp, step, commands, paths):
     with open(log, 'w' if step == 'fetch' else 'a') as handle:
         handle.write('=== %s %s, %s\n' % (ob.TITLES[comp], step, time.strftime('%Y-%m-%d %H:%M:%S')))
     for argv, cwd in commands:
-        rc, out, err = host.run(argv, cwd=cwd)
+        rc, out, err = host.runner.change(argv, check_rc=False, cwd=cwd)
         host.append_log(log, argv, cwd, rc, out, err)
         if rc != 0:
             with open(log) as handle:
                 tail = handle.read().splitlines()[-30:]
             raise StepFailed('%s %s failed at `%s` (exit %d); the whole log is %s on the host; its last lines:\n%s'
-                             % (ob.TITLES[comp], step, ob.command_line(argv, cwd), rc, log, '\n'.join(tail)), log, tail)
+                             % (ob.TITLES[comp], step, command_line(argv, cwd), rc, log, '\n'.join(tail)), log, tail)
     return time.time() - started
 
 
@@ -571,7 +574,7 @@ def summary(steps, sources, paths, jobs):
         if len(step) > 3:
             entries[-1].update(seconds=round(step[3], 1), took=ob.duration(step[3]))
     return dict(changed=bool(steps), plan=lines, steps=entries,
-                commands=[ob.command_line(argv, cwd) for step in steps for argv, cwd in step[2]])
+                commands=[command_line(argv, cwd) for step in steps for argv, cwd in step[2]])
 
 
 def build(module, host, params):

@@ -417,7 +417,10 @@ diff:
       after: {vips: {"18.0.0.172:80": "192.168.0.3:80,192.168.0.4:80"}, protocol: tcp}
 """
 
+import functools
+
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner
 
 from ansible_collections.offload.testbed.plugins.module_utils.ovn_topology import (
     ApplyError,
@@ -432,7 +435,9 @@ def run_module(module):
     # found on PATH and in the sbin directories; the declaration is checked before it is needed
     ovn_nbctl = module.get_bin_path(module.params["ovn_nbctl"]) or module.params["ovn_nbctl"]
     try:
-        ret = apply_topology(module.params, module.run_command, check_mode=module.check_mode, diff=module._diff, ovn_nbctl=ovn_nbctl)
+        # apply_topology checks each command's rc and lists its one write itself (commands are OVSDB operations).
+        run = functools.partial(HostRunner(module).read, check_rc=False)
+        ret = apply_topology(module.params, run, check_mode=module.check_mode, diff=module._diff, ovn_nbctl=ovn_nbctl)
     except ApplyError as exc:
         module.fail_json(msg=exc.msg, **exc.fields)
     if module._verbosity < 3:

@@ -191,9 +191,9 @@ restart_keys:
   sample: [pmd-cpu-mask]
 """
 
-import shlex
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner
 from ansible_collections.offload.testbed.plugins.module_utils import ovs as ovs_plan
 from ansible_collections.offload.testbed.plugins.module_utils import validate as rules
 from ansible_collections.offload.testbed.plugins.module_utils.ovsdb import switch_model
@@ -230,22 +230,19 @@ ARGUMENT_SPEC = dict(
 )
 
 
-def _run(module, argv):
-    rc, out, err = module.run_command(argv)
-    if rc != 0:
-        module.fail_json(msg="%s failed (rc=%d): %s" % (shlex.join(argv), rc, err.strip() or out.strip()), rc=rc, stdout=out, stderr=err)
-    return out
+def _run(runner, argv):
+    return runner.read(argv)[1]
 
 
-def _read(module, internal):
-    tables = [_run(module, ["ovs-vsctl", "--timeout=%d" % module.params["timeout"], "--format=json", "list", t])
+def _read(runner, internal):
+    tables = [_run(runner, ["ovs-vsctl", "--timeout=%d" % runner.module.params["timeout"], "--format=json", "list", t])
               for t in ("Open_vSwitch", "Bridge", "Port", "Interface")]
     model = switch_model(tables[1], tables[2], tables[3], tables[0])
-    links = parse_ip_addr_json(_run(module, ["ip", "-j", "addr", "show"])) if internal else {}
+    links = parse_ip_addr_json(_run(runner, ["ip", "-j", "addr", "show"])) if internal else {}
     features = {}
     for port in internal:
         if port["offloads_off"] and port["name"] in links:
-            features[port["name"]] = parse_ethtool_features(_run(module, ["ethtool", "-k", port["name"]]))
+            features[port["name"]] = parse_ethtool_features(_run(runner, ["ethtool", "-k", port["name"]]))
     return model, links, features
 
 
@@ -287,7 +284,8 @@ def main():
         module.fail_json(msg="invalid switch declaration: " + "; ".join(errors), errors=errors)
 
     internal = [p for b in spec["bridges"] for p in b["ports"] if p.get("type") == "internal" and spec["state"] == "present"]
-    model, links, features = _read(module, internal)
+    runner = HostRunner(module)
+    model, links, features = _read(runner, internal)
     sub, restart = ovs_plan.plan(spec, model)
     # a device made anew has neither the old one's addresses nor its offload settings
     recreated = ovs_plan.recreated_ports(spec, model)
@@ -306,13 +304,12 @@ def main():
         if on:
             commands.append(["ethtool", "-K", port["name"]] + [word for f in on for word in (f, "off")])
 
-    result = dict(changed=bool(commands), commands=[shlex.join(c) for c in commands], restart_keys=restart)
     before = _view(spec, model, links) if module._diff else None
-    if commands and not module.check_mode:
-        for argv in commands:
-            _run(module, argv)
-        if module._diff:
-            model, links, features = _read(module, internal)
+    for argv in commands:
+        runner.change(argv)
+    result = dict(changed=bool(commands), commands=runner.commands, restart_keys=restart)
+    if commands and not module.check_mode and module._diff:
+        model, links, features = _read(runner, internal)
     if module._diff:
         result["diff"] = dict(before=before, after=_view(spec, model, links))
     module.exit_json(**result)

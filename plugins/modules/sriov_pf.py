@@ -155,6 +155,7 @@ import os
 import time
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner
 
 from ansible_collections.offload.testbed.plugins.module_utils import sriov
 from ansible_collections.offload.testbed.plugins.module_utils import validate
@@ -241,38 +242,28 @@ class PF(object):
         self.pf = self.params['pf']
         self.device = os.path.join(self.root, 'class', 'net', self.pf, 'device')
         self.handle = None
-        self.commands = []
+        # Dry (only listing the changes) until converge says otherwise.
+        self.runner = HostRunner(module, dry=True)
+        self.commands = self.runner.commands
         self.devlink_json = None
         self.eswitch = True
-        self.dry = True
+
+    @property
+    def dry(self):
+        return self.runner.dry
 
     def fail(self, msg, **kw):
-        self.module.fail_json(msg=msg, commands=self.commands, **kw)
+        self.runner.fail(msg, **kw)
 
-    def run(self, argv, record=True, check_rc=True):
-        if record:
-            self.commands.append(' '.join(argv))
-        rc, out, err = self.module.run_command(argv)
-        if check_rc and rc != 0:
-            self.fail('%s failed (rc %d): %s' % (' '.join(argv), rc, (err or out).strip()))
-        return rc, out, err
+    def read(self, argv, check_rc=True):
+        return self.runner.read(argv, check_rc=check_rc)
 
     def act(self, argv):
         """Run a command that changes the PF, or only list it when dry."""
-        if self.dry:
-            self.commands.append(' '.join(argv))
-            return
-        self.run(argv)
+        self.runner.change(argv)
 
     def write(self, path, value):
-        self.commands.append('echo %s > %s' % (value, path))
-        if self.dry:
-            return
-        try:
-            with open(path, 'w') as handle:
-                handle.write('%s\n' % value)
-        except (IOError, OSError) as exc:
-            self.fail('writing %s to %s failed: %s' % (value, path, exc))
+        self.runner.write(path, value)
 
     # ------------------------------------------------------------- reads
 
@@ -283,12 +274,12 @@ class PF(object):
         """``(mode, None)``, or ``(None, what devlink answered)``."""
         devlink = self.params['devlink']
         if self.devlink_json is not False:
-            rc, out, err = self.run([devlink, '-j', 'dev', 'eswitch', 'show', handle], record=False, check_rc=False)
+            rc, out, err = self.read([devlink, '-j', 'dev', 'eswitch', 'show', handle], check_rc=False)
             if rc == 0 and sriov.looks_like_json(out):
                 self.devlink_json = True
                 return sriov.eswitch_mode(handle, out, True), None
             self.devlink_json = False
-        rc, out, err = self.run([devlink, 'dev', 'eswitch', 'show', handle], record=False, check_rc=False)
+        rc, out, err = self.read([devlink, 'dev', 'eswitch', 'show', handle], check_rc=False)
         if rc != 0:
             return None, (err or out).strip()
         return sriov.eswitch_mode(handle, out, False), None
@@ -296,13 +287,13 @@ class PF(object):
     def ports(self):
         devlink = self.params['devlink']
         if self.devlink_json:
-            rc, out, err = self.run([devlink, '-j', 'port', 'show'], record=False)
+            rc, out, err = self.read([devlink, '-j', 'port', 'show'])
             return parse_devlink_ports_json(out)
-        rc, out, err = self.run([devlink, 'port', 'show'], record=False)
+        rc, out, err = self.read([devlink, 'port', 'show'])
         return parse_devlink_ports(out)
 
     def link(self, name):
-        rc, out, err = self.run([self.params['ip'], '-j', 'link', 'show', 'dev', name], record=False, check_rc=False)
+        rc, out, err = self.read([self.params['ip'], '-j', 'link', 'show', 'dev', name], check_rc=False)
         return out if rc == 0 else None
 
     def vf_netdev(self, index):
@@ -377,9 +368,10 @@ class PF(object):
         """The VF's own MAC; a VF that refuses it is rebound so that it picks up the PF-side MAC."""
         argv = [self.params['ip'], 'link', 'set', 'dev', netdev, 'address', mac]
         if self.dry:
-            self.commands.append(' '.join(argv))
+            # The netdev of a VF not made yet is a placeholder (<VF 1 netdev>): listed as it reads.
+            self.runner.note(' '.join(argv))
             return netdev, state
-        rc, out, err = self.run(argv, check_rc=False)
+        rc, out, err = self.runner.change(argv, check_rc=False)
         if rc == 0:
             return netdev, state
         netdev = self.bind(index, True)
@@ -435,7 +427,7 @@ class PF(object):
     def converge(self, state, macs, dry):
         """Bring the PF to the request; ``dry`` (check mode) only lists the commands. Returns ``(mode, vfs, pf_side)``."""
         p = self.params
-        self.dry = dry
+        self.runner.dry = dry
         steps = sriov.plan_eswitch(state['mode'], state['numvfs'], p['numvfs'], p['mode'])
         if p['numvfs'] and state['numvfs'] != p['numvfs'] and not os.path.isdir(os.path.join(self.root, 'bus', 'pci', 'drivers', p['vf_driver'])):
             self.act([p['modprobe'], p['vf_driver']])

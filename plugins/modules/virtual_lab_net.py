@@ -223,9 +223,9 @@ lab:
   sample: {"namespaces": {"ltb-srv1": {"eth0": ["192.168.0.3/24"]}}, "internal_ports": {"mgt": ["10.10.0.3/24"]}}
 """
 
-import shlex
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner, command_line
 from ansible_collections.offload.testbed.plugins.module_utils import virtual_lab as vl
 from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_features
 from ansible_collections.offload.testbed.plugins.module_utils.ip import parse_ip_addr_json, parse_ip_route_json, parse_netns_list
@@ -275,16 +275,14 @@ ARGUMENT_SPEC = dict(
 
 
 class Lab(object):
-    """Reads the host through run_command; the only place that runs commands."""
+    """Reads the host through the module's runner."""
 
-    def __init__(self, module):
-        self.module = module
+    def __init__(self, runner):
+        self.runner = runner
+        self.module = runner.module
 
     def run(self, argv, check=True):
-        rc, out, err = self.module.run_command(argv)
-        if rc != 0 and check:
-            self.module.fail_json(msg="%s failed (rc=%d): %s" % (shlex.join(argv), rc, err.strip() or out.strip()),
-                                  cmd=shlex.join(argv), rc=rc, stdout=out, stderr=err)
+        rc, out, _err = self.runner.read(argv, check_rc=check)
         return rc, out
 
     def read(self, lab):
@@ -327,7 +325,7 @@ class Lab(object):
             rc, out = self.run(argv, check=lab["state"] == "present")
             if rc != 0:
                 self.module.warn("Open vSwitch does not answer (%s): the namespaces and veths are removed, the lab's "
-                                 "ports and bridges stay in its database until it runs and this is run again" % shlex.join(argv))
+                                 "ports and bridges stay in its database until it runs and this is run again" % command_line(argv))
                 return vl.parse_ovs_state("", "", "")
             listing.append(out)
         return vl.parse_ovs_state(*listing)
@@ -340,7 +338,8 @@ def main():
     if errors:
         module.fail_json(msg="invalid lab definition: " + "; ".join(errors), errors=errors)
 
-    host = Lab(module)
+    runner = HostRunner(module)
+    host = Lab(runner)
     before = host.read(lab)
     planner = vl.plan_present if lab["state"] == "present" else vl.plan_absent
     pre, ovs_cmds, post = planner(lab, before)
@@ -350,11 +349,11 @@ def main():
         commands.append(transaction)
     commands.extend(post)
 
-    result = dict(changed=bool(commands), commands=[shlex.join(c) for c in commands])
+    for argv in commands:
+        runner.change(argv)
+    result = dict(changed=bool(commands), commands=runner.commands)
     after = before
     if commands and not module.check_mode:
-        for argv in commands:
-            host.run(argv)
         after = host.read(lab)
     result["lab"] = vl.summary(lab, after)
     if module._diff:

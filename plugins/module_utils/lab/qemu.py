@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The VM lab's QEMU processes on this machine: read which guest runs with
 which command line, and start, stop or restart one (the plan comes from
-``lab.vm``). The commands run through the module's ``run_command``."""
+``lab.vm``). The commands run through the host runner (``host.runner``)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -16,6 +16,7 @@ import socket
 import time
 
 from ansible_collections.offload.testbed.plugins.module_utils.lab import vm as vm_lab
+from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner
 
 STOP_WAIT = 20
 # Where KVM guests hang here, they hang before the kernel prints its banner
@@ -41,7 +42,7 @@ def backing_file(module, qemu_img, disk):
     """The base image of a guest's overlay (``qemu-img info -U``: the guest may run), or None."""
     if not os.path.exists(disk):
         return None
-    rc, out, _err = module.run_command([qemu_img, "info", "--output=json", "-U", disk])
+    rc, out, _err = HostRunner(module).read([qemu_img, "info", "--output=json", "-U", disk], check_rc=False)
     if rc != 0:
         return None
     return module.from_json(out).get("backing-filename")
@@ -86,10 +87,11 @@ def apply(module, lab, guest, action, pid):
         if action == "restart" and os.path.exists(files["console"]):
             os.replace(files["console"], files["previous_console"])
     if action in ("start", "restart"):
+        # Called only to change the host (never in check mode).
+        runner = HostRunner(module, dry=False)
         if not os.path.exists(files["disk"]):
-            module.run_command([lab["qemu_img"], "create", "-q", "-f", "qcow2", "-b", lab["base_image"], "-F", "qcow2", files["disk"]],
-                               check_rc=True)
-        rc, out, err = module.run_command(vm_lab.guest_argv(guest, lab))
+            runner.change([lab["qemu_img"], "create", "-q", "-f", "qcow2", "-b", lab["base_image"], "-F", "qcow2", files["disk"]])
+        rc, out, err = runner.change(vm_lab.guest_argv(guest, lab), check_rc=False)
         if rc != 0:
             module.fail_json(msg="guest %s did not start (rc=%d): %s; its console log: %s"
                              % (guest["name"], rc, (err or out).strip(), files["console"]))
@@ -142,7 +144,7 @@ def kvm_probe(module, qemu_bin, base_image, work_dir, timeout):
     port = _free_port()
     argv = [qemu_bin, "-name", "kvm-probe"] + vm_lab.probe_argv(base_image, port, files)
     started = time.time()
-    rc, out, err = module.run_command(argv)
+    rc, out, err = HostRunner(module).read(argv, check_rc=False)
     if rc != 0:
         return False, "QEMU refused KVM (rc=%d): %s" % (rc, (err or out).strip())
     kernel_wait = min(KERNEL_START, timeout)

@@ -18,6 +18,7 @@ import pytest
 
 from ansible_collections.offload.testbed.plugins.module_utils import ovn_build as ob
 from ansible_collections.offload.testbed.plugins.module_utils.datapath import ovn_sources
+from ansible_collections.offload.testbed.plugins.module_utils.host.runner import command_line
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures", "ovn_build")
@@ -235,7 +236,7 @@ def test_first_run_fetches_builds_and_installs_in_order():
     assert steps[7][2] == [(["make", "-j2"], "/w/ovn/_build")]
     assert steps[4][2] == [(["rm", "-rf", "/w/ovn"], None), (["mkdir", "-p", "/w/ovn"], None),
                            (["tar", "-xf", "/w/sources/ovn.tgz", "--strip-components=1", "-C", "/w/ovn"], None)]
-    assert ob.command_line(*steps[8][2][0]) == "(cd /w/ovn/_build && make install)"
+    assert command_line(*steps[8][2][0]) == "(cd /w/ovn/_build && make install)"
 
 
 def test_records_on_disk_skip_everything():

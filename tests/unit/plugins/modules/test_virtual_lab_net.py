@@ -137,7 +137,7 @@ def test_a_failing_command_stops_with_its_error(monkeypatch):
     table[("ip", "netns", "add", "utb-a")] = (1, "", "Cannot create namespace file: Permission denied")
     result, failed, _calls = run_module(virtual_lab_net.main, LAB, table, monkeypatch)
     assert failed
-    assert result["msg"] == "ip netns add utb-a failed (rc=1): Cannot create namespace file: Permission denied"
+    assert result["msg"] == "ip netns add utb-a failed (rc 1): Cannot create namespace file: Permission denied"
 
 
 # What ovs-vsctl (3.1, Debian 12) prints when ovsdb-server is not running.
@@ -169,6 +169,6 @@ def test_absent_with_open_vswitch_stopped_removes_namespaces_and_wires_and_warns
 def test_present_with_open_vswitch_stopped_fails_with_its_error(monkeypatch):
     result, failed, calls = run_module(virtual_lab_net.main, LAB, ovs_down(reads("empty")), monkeypatch)
     assert failed
-    assert result["msg"] == ("ovs-vsctl --timeout=10 --format=json list Bridge failed (rc=1): "
+    assert result["msg"] == ("ovs-vsctl --timeout=10 --format=json list Bridge failed (rc 1): "
                              "ovs-vsctl: unix:/var/run/openvswitch/db.sock: database connection failed (No such file or directory)")
     assert not [c for c in calls if c[0] != "ovs-vsctl" and c not in reads("empty")]
