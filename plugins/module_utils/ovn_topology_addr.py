@@ -11,11 +11,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import functools
 import ipaddress
 
 from ansible.module_utils.six import string_types, text_type
 
-from ansible_collections.offload.testbed.plugins.module_utils.validate import MAC_RE
+from ansible_collections.offload.testbed.plugins.module_utils.validate import MAC_RE, ip, ip_value
 
 
 def text(value):
@@ -46,11 +47,8 @@ def cached_by_text(func):
 
 @cached_by_text
 def parse_ip(value):
-    """An ``ipaddress`` address or None."""
-    try:
-        return ipaddress.ip_address(text(value).strip())
-    except ValueError:
-        return None
+    """An ``ipaddress`` address or None (blanks around it are allowed)."""
+    return ip(text(value).strip())
 
 
 def parse_cidr(value):
@@ -58,10 +56,7 @@ def parse_cidr(value):
     value = text(value).strip()
     if "/" not in value:
         return None
-    try:
-        return ipaddress.ip_interface(value)
-    except ValueError:
-        return None
+    return ip_value(ipaddress.ip_interface, value)
 
 
 def normalize_network(value):
@@ -73,10 +68,8 @@ def normalize_network(value):
 def normalize_prefix(value):
     """``48.0.0.1/16`` -> ``48.0.0.0/16``; a full-length prefix -> the bare address
     (what ``ovn-nbctl lr-route-add`` stores). None when it is not a prefix."""
-    value = text(value).strip()
-    try:
-        net = ipaddress.ip_network(value, strict=False)
-    except ValueError:
+    net = ip_value(functools.partial(ipaddress.ip_network, strict=False), text(value).strip())
+    if net is None:
         return None
     if net.prefixlen == net.max_prefixlen:
         return text(net.network_address)

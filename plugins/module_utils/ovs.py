@@ -104,10 +104,7 @@ def validate(config, isolated=None, prefix="ovs_"):
 
 def _prefixed_address(value):
     """Whether ``value`` is an address with a prefix length (``10.10.0.3/24``)."""
-    try:
-        return "/" in str(value) and bool(ipaddress.ip_interface(str(value)))
-    except ValueError:
-        return False
+    return "/" in str(value) and rules.ip_value(ipaddress.ip_interface, value) is not None
 
 
 def _vlan_errors(tag_var, tag, trunks_var, trunks):

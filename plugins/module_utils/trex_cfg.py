@@ -22,7 +22,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import ipaddress
 import re
 
 from ansible_collections.offload.testbed.plugins.module_utils import validate as rules
@@ -57,15 +56,6 @@ def dual_if_count(instance):
     return (len(instance.get("ports") or []) + 1) // 2
 
 
-def _ipv4_error(name, value):
-    """``value`` as an IPv4 address: None, or the message naming ``name``."""
-    try:
-        ipaddress.IPv4Address(str(value))
-    except ValueError:
-        return "%s: %r is not an IPv4 address" % (name, value)
-    return None
-
-
 def _port_errors(where, port, mode):
     """One port's values: the PCI address (trex) or namespace and interface (softgen), addresses, MACs, VLAN."""
     errors = []
@@ -90,7 +80,7 @@ def _port_errors(where, port, mode):
             errors.append(rules.interface_name("%s.iface" % where, port["iface"], "the interface softgen sends from and counts on"))
     for key in ("ip", "default_gw"):
         if port.get(key):
-            errors.append(_ipv4_error("%s.%s" % (where, key), port[key]))
+            errors.append(rules.ipv4_address("%s.%s" % (where, key), port[key]))
     # TRex sends from src_mac to dest_mac: both name one port, neither is multicast.
     for key in ("dest_mac", "src_mac"):
         if port.get(key):

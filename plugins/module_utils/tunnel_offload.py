@@ -14,7 +14,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import ipaddress
 
 from ansible_collections.offload.testbed.plugins.module_utils import validate as rules
 from ansible_collections.offload.testbed.plugins.module_utils.text import to_int as _int
@@ -34,13 +33,6 @@ def overhead(remote_ip):
     return _ENCAP_BYTES + _IP_HEADER[version]
 
 
-def _ip(value):
-    try:
-        return ipaddress.ip_address(str(value))
-    except ValueError:
-        return None
-
-
 def _tunnel_errors(where, tunnel, seen):
     errors = []
     name = tunnel.get("name")
@@ -54,7 +46,7 @@ def _tunnel_errors(where, tunnel, seen):
         errors.append("%s.type: %r is not a tunnel type this role sets up; give one of %s" % (where, tunnel.get("type"), ", ".join(TUNNEL_TYPES)))
     for key in ("remote_ip", "local_ip"):
         value = tunnel.get(key)
-        if (value is not None or key == "remote_ip") and _ip(value) is None:
+        if (value is not None or key == "remote_ip") and rules.ip(value) is None:
             errors.append("%s.%s: %r is not an IP address; give the %s tunnel endpoint's address, such as 10.0.0.20"
                           % (where, key, value, "far" if key == "remote_ip" else "local"))
     errors += _number_errors(where, tunnel)

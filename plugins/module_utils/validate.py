@@ -15,6 +15,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import ipaddress
+import math
 import re
 
 from ansible_collections.offload.testbed.plugins.module_utils.cpulist import parse_cpulist
@@ -30,6 +32,58 @@ HUGEPAGE_FLAGS = {2048: 'pse', 1048576: 'pdpe1gb'}
 def show(value):
     """A value as the user wrote it: strings quoted, the rest as YAML would show them."""
     return repr(value) if isinstance(value, str) else str(value)
+
+
+def show_converted(value):
+    """A value an argument spec converted, as the user wrote it: type float turns 20 into 20.0, this shows 20.
+
+    Lists show each item so. (A float YAML made, such as the base-60 1172.0
+    of an unquoted 0:19:32, is shown by ``show`` as YAML made it.)
+    """
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, (list, tuple)):
+        return '[%s]' % ', '.join(show_converted(item) for item in value)
+    return show(value)
+
+
+def is_int(value):
+    """An integer, not a bool."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_int_in(value, low, high=None):
+    """An integer (not a bool) in ``low..high`` (no upper end when ``high`` is None)."""
+    return is_int(value) and low <= value and (high is None or value <= high)
+
+
+def is_number(value):
+    """A finite number, not a bool (NaN and the infinities pass an argument spec's float)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def is_positive(value):
+    """A finite number above 0."""
+    return is_number(value) and value > 0
+
+
+def ip_value(kind, value):
+    """``kind(str(value))`` for an ``ipaddress`` factory (``ip_network`` is strict: host bits set make it no
+    network), or None when ``value`` is none."""
+    try:
+        return kind(str(value))
+    except ValueError:
+        return None
+
+
+def ipv4(value):
+    """``value`` as an ``ipaddress.IPv4Address`` (dotted, no prefix), or None."""
+    return ip_value(ipaddress.IPv4Address, value)
+
+
+def ip(value):
+    """``value`` as an IPv4 or IPv6 ``ipaddress`` address, or None."""
+    return ip_value(ipaddress.ip_address, value)
 
 
 def base60(value):
@@ -156,22 +210,21 @@ def hugepages(name, pages, mem_total_kib=None, flags=None, max_fraction=0.9, nam
 
 def int_in(name, value, low, high, fix):
     """An integer (not a bool) within ``low..high``."""
-    if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+    if is_int_in(value, low, high):
         return None
     return '%s: %s is outside %d..%d; %s' % (name, show(value), low, high, fix)
 
 
 def ipv4_address(name, value):
     """A dotted IPv4 address (no prefix): ``10.10.0.4``."""
-    parts = value.split('.') if isinstance(value, str) else []
-    if len(parts) == 4 and all(p.isdigit() and int(p) <= 255 and (p == '0' or not p.startswith('0')) for p in parts):
+    if isinstance(value, str) and ipv4(value) is not None:
         return None
     return '%s: %s is not an IPv4 address; write four numbers 0..255 separated by dots, for example 10.10.0.4' % (name, show(value))
 
 
-def port_number(name, value):
-    """A TCP or UDP port: 1..65535."""
-    return int_in(name, value, 1, 65535, 'give a TCP/UDP port number, for example 6642')
+def port_number(name, value, kind='TCP/UDP'):
+    """A TCP or UDP port: 1..65535 (``kind``: the protocol the port is of, for the message)."""
+    return int_in(name, value, 1, 65535, 'give a %s port number, for example 6642' % kind)
 
 
 def ovsdb_remote(name, value):

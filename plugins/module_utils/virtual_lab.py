@@ -31,7 +31,7 @@ import json
 from ansible_collections.offload.testbed.plugins.module_utils.ethtool import OFFLOAD_FEATURES
 from ansible_collections.offload.testbed.plugins.module_utils.ovsdb import switch_model
 from ansible_collections.offload.testbed.plugins.module_utils.validate import (
-    OVS_BRIDGE, VLAN_MAX, VLAN_MIN, database_name, interface_name, mac_address, netns_name, show, vlan_id)
+    OVS_BRIDGE, VLAN_MAX, VLAN_MIN, database_name, interface_name, ip_value, mac_address, netns_name, show, vlan_id)
 
 MARK_KEY = "offload-testbed"
 MARK_VALUE = "virtual_lab"
@@ -44,15 +44,6 @@ INTERNAL = "an Open vSwitch internal port, a kernel interface too"
 # --------------------------------------------------------------------------
 # Validation
 # --------------------------------------------------------------------------
-
-def _ip_value(kind, text):
-    """``kind(str(text))`` for an ``ipaddress`` factory (``ip_network`` is
-    strict: host bits set make it no network), or ``None`` when it is none."""
-    try:
-        return kind(str(text))
-    except ValueError:
-        return None
-
 
 class _Check(object):
     """What one validation run carries: the errors so far, the declared
@@ -97,7 +88,7 @@ def _check_networks(c, lab):
             continue
         if name in c.nets:
             c.add("%s.name: network %r is declared twice; give each network its own name" % (where, name))
-        cidr = _ip_value(ipaddress.ip_network, net.get("cidr"))
+        cidr = ip_value(ipaddress.ip_network, net.get("cidr"))
         if cidr is None:
             c.add("%s.cidr: %r (network %s) is not a valid CIDR; write the network address and prefix length, "
                   "such as 10.20.0.0/24" % (where, net.get("cidr"), name))
@@ -150,14 +141,14 @@ def _check_endpoint(c, where, item, what):
     addr = item.get("address")
     if addr is None:
         return
-    iface = _ip_value(ipaddress.ip_interface, addr)
+    iface = ip_value(ipaddress.ip_interface, addr)
     if iface is None:
         c.add("%s.address: %r is not an address with a prefix length, such as 10.20.0.3/24" % (where, addr))
         return
     _check_address(c, where, addr, iface, cidr, netname)
     gateway = item.get("gateway")
     if gateway is not None:
-        gw = _ip_value(ipaddress.ip_address, gateway)
+        gw = ip_value(ipaddress.ip_address, gateway)
         if gw is None:
             c.add("%s.gateway: %r is not an IP address" % (where, gateway))
         elif cidr is not None and gw not in cidr:
@@ -199,7 +190,7 @@ def _check_namespace(c, where, ns):
     c.seen_ns.add(name)
     _check_links(c, where, ns)
     for j, addr in enumerate(ns.get("loopback") or []):
-        iface = _ip_value(ipaddress.ip_interface, addr)
+        iface = ip_value(ipaddress.ip_interface, addr)
         if iface is None:
             c.add("%s.loopback[%d]: %r is not an address with a prefix length, such as 16.0.0.188/32" % (where, j, addr))
         elif str(iface.ip) in c.seen_addr:
@@ -209,9 +200,9 @@ def _check_namespace(c, where, ns):
     subnets, complete = _link_subnets(c, ns)
     for j, route in enumerate(ns.get("routes") or []):
         rwhere = "%s.routes[%d]" % (where, j)
-        if _ip_value(ipaddress.ip_network, route.get("to")) is None:
+        if ip_value(ipaddress.ip_network, route.get("to")) is None:
             c.add("%s.to: %r is not a valid CIDR such as 16.0.0.0/8" % (rwhere, route.get("to")))
-        via = _ip_value(ipaddress.ip_address, route.get("via"))
+        via = ip_value(ipaddress.ip_address, route.get("via"))
         if via is None:
             c.add("%s.via: %r is not an IP address" % (rwhere, route.get("via")))
         elif complete:
@@ -227,7 +218,7 @@ def _link_subnets(c, ns):
     for link in ns.get("links") or []:
         if link.get("address") is None:
             continue
-        iface = _ip_value(ipaddress.ip_interface, link["address"])
+        iface = ip_value(ipaddress.ip_interface, link["address"])
         cidr = c.nets.get(link.get("network"))
         if iface is None or (cidr is not None and (iface.ip not in cidr or iface.network.prefixlen != cidr.prefixlen)):
             complete = False
@@ -324,7 +315,7 @@ def _ethtool_off(features, current, ns=None, dev=None):
     return cmd
 
 
-def _ip(ns):
+def _ip_argv(ns):
     return ["ip", "-n", ns] if ns else ["ip"]
 
 
@@ -339,7 +330,7 @@ def _converge_link(lab, ns, dev, item, cur, feats, cmds):
 
     ``cur`` is the interface as read (None when it will be created).
     """
-    ip = _ip(ns)
+    ip = _ip_argv(ns)
     mtu = _mtu_of(lab, item)
     if item.get("mac") and (cur is None or cur["mac"] != item["mac"].lower()):
         cmds.append(ip + ["link", "set", "dev", dev, "address", item["mac"].lower()])

@@ -31,10 +31,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import ipaddress
-import math
 import re
 
+from ansible_collections.offload.testbed.plugins.module_utils import validate
+from ansible_collections.offload.testbed.plugins.module_utils.validate import show_converted
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.rfc9971 import PRESETS
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import DEFAULT_GOALS, GOAL_RANGES, goal_range, goal_value_ok, resolve_preset
 
@@ -170,43 +170,9 @@ def argument_spec():
 # helpers
 # ---------------------------------------------------------------------------
 
-def _show(value):
-    """A value in a message, as a playbook writes it: the spec turns 20 into 20.0, the message says 20."""
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        return repr(int(value))
-    if isinstance(value, (list, tuple)):
-        return "[%s]" % ", ".join(_show(item) for item in value)
-    return repr(value)
-
-
-def _is_int(value):
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _int_in(value, low, high=None):
-    """An integer (not a bool) in ``low..high``."""
-    return _is_int(value) and low <= value and (high is None or value <= high)
-
-
-def _number(value):
-    """A finite number (not a bool): NaN and infinities pass the spec's float conversion."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _positive(value):
-    return _number(value) and value > 0
-
-
-def _ipv4(value):
-    try:
-        return ipaddress.IPv4Address(str(value))
-    except (ipaddress.AddressValueError, ValueError):
-        return None
-
-
-def _port_number(errors, name, value, kind="TCP"):
-    if not _int_in(value, 1, 65535):
-        errors.append("%s: %s is not a %s port number (1..65535)" % (name, _show(value), kind))
+def _append(errors, *problems):
+    """Add the problems that are messages (``validate``'s checks return None for a good value)."""
+    errors.extend(problem for problem in problems if problem)
 
 
 # ---------------------------------------------------------------------------
@@ -221,14 +187,13 @@ def _check_generator(args, errors):
     """
     if not args["server"]:
         errors.append("server: give the generator's TRex server address (host name or IP)")
-    for name in ("sync_port", "async_port"):
-        _port_number(errors, name, args[name])
-    if not _int_in(args["reconnects"], 0):
+    _append(errors, *(validate.port_number(name, args[name], "TCP") for name in ("sync_port", "async_port")))
+    if not validate.is_int_in(args["reconnects"], 0):
         errors.append("reconnects: %s must be a non-negative integer, the reconnections to a lost generator per trial "
-                      "(0: a lost generator stops the run)" % _show(args["reconnects"]))
-    if not _positive(args["reconnect_delay"]):
+                      "(0: a lost generator stops the run)" % show_converted(args["reconnects"]))
+    if not validate.is_positive(args["reconnect_delay"]):
         errors.append("reconnect_delay: %s must be a positive number of seconds (the first wait before reconnecting; "
-                      "it doubles for each further attempt), e.g. 2" % _show(args["reconnect_delay"]))
+                      "it doubles for each further attempt), e.g. 2" % show_converted(args["reconnect_delay"]))
 
 
 def _wanted_ports(args):
@@ -240,20 +205,19 @@ def _check_ports(args, errors):
     """ports against rx_server, rx_server itself, port_l3."""
     ports = args["ports"]
     wanted = _wanted_ports(args)
-    if len(ports) != wanted or not all(_int_in(port, 0) for port in ports) or len(set(ports)) != len(ports):
+    if len(ports) != wanted or not all(validate.is_int_in(port, 0) for port in ports) or len(set(ports)) != len(ports):
         if wanted == 2:
-            errors.append("ports: %s must be two different generator port numbers [transmit, receive], e.g. [0, 1]" % _show(ports))
+            errors.append("ports: %s must be two different generator port numbers [transmit, receive], e.g. [0, 1]" % show_converted(ports))
         else:
-            errors.append("ports: %s must be the one transmitting port, e.g. [0], when rx_server receives" % _show(ports))
+            errors.append("ports: %s must be the one transmitting port, e.g. [0], when rx_server receives" % show_converted(ports))
     rx_server = args["rx_server"]
     if rx_server is not None:
         if not rx_server["server"]:
             errors.append("rx_server.server: give the address of the TRex server of the receiving ports")
-        for name in ("sync_port", "async_port"):
-            _port_number(errors, "rx_server." + name, rx_server[name])
-        if not rx_server["ports"] or not all(_int_in(port, 0) for port in rx_server["ports"]):
+        _append(errors, *(validate.port_number("rx_server." + name, rx_server[name], "TCP") for name in ("sync_port", "async_port")))
+        if not rx_server["ports"] or not all(validate.is_int_in(port, 0) for port in rx_server["ports"]):
             errors.append("rx_server.ports: %s must list the receiving port numbers of that server, e.g. [0, 1, 2]"
-                          % _show(rx_server["ports"]))
+                          % show_converted(rx_server["ports"]))
         if args["direction"] == "bidir":
             errors.append("direction: bidir needs both ports on one server; leave rx_server unset")
     port_l3 = args["port_l3"]
@@ -263,8 +227,8 @@ def _check_ports(args, errors):
                           % (len(port_l3), wanted))
         for index, entry in enumerate(port_l3):
             for name in ("src", "gateway"):
-                if _ipv4(entry[name]) is None:
-                    errors.append("port_l3[%d].%s: %s is not an IPv4 address" % (index, name, _show(entry[name])))
+                if validate.ipv4(entry[name]) is None:
+                    errors.append("port_l3[%d].%s: %s is not an IPv4 address" % (index, name, show_converted(entry[name])))
 
 
 def _check_frames(args, errors):
@@ -272,20 +236,19 @@ def _check_frames(args, errors):
     sizes = args["frame_sizes"]
     if not sizes:
         errors.append("frame_sizes: give a list of frame sizes in bytes, e.g. [64, 78, 100]")
-    bad = [size for size in sizes if not _int_in(size, MIN_FRAME, MAX_FRAME)]
+    bad = [size for size in sizes if not validate.is_int_in(size, MIN_FRAME, MAX_FRAME)]
     if bad:
         errors.append("frame_sizes: %s outside %d..%d bytes (Ethernet frames with FCS)" % (
-            ", ".join(_show(size) for size in bad), MIN_FRAME, MAX_FRAME))
+            ", ".join(show_converted(size) for size in bad), MIN_FRAME, MAX_FRAME))
     elif len(set(sizes)) != len(sizes):
-        errors.append("frame_sizes: %s lists a size twice" % _show(sizes))
-    for name in ("src_port", "dst_port"):
-        _port_number(errors, name, args[name], kind="UDP/TCP")
-    if args["vlan"] is not None and not _int_in(args["vlan"], 1, 4094):
-        errors.append("vlan: %s is outside 1..4094 (leave it unset for untagged frames)" % _show(args["vlan"]))
+        errors.append("frame_sizes: %s lists a size twice" % show_converted(sizes))
+    _append(errors, *(validate.port_number(name, args[name], "UDP/TCP") for name in ("src_port", "dst_port")))
+    if args["vlan"] is not None:
+        _append(errors, validate.vlan_id("vlan", args["vlan"], "leave it unset for untagged frames"))
 
 
 def _past_last_address(base, count):
-    address = _ipv4(base)
+    address = validate.ipv4(base)
     return address is not None and int(address) + count - 1 > 0xFFFFFFFF
 
 
@@ -314,9 +277,9 @@ def _check_flows(args, errors):
     flows = args["flows"]
     if not isinstance(flows, (list, tuple)):
         args["flows"] = flows = _whole_number(flows)
-        if not _int_in(flows, 1, MAX_FLOWS):
+        if not validate.is_int_in(flows, 1, MAX_FLOWS):
             errors.append("flows: %s must be an integer in 1..%d, or a list of them (one search per flow count), e.g. [1000, 100000, 1000000]"
-                          % (_show(flows), MAX_FLOWS))
+                          % (show_converted(flows), MAX_FLOWS))
         return
     args["flows"] = flows = [_whole_number(count) for count in flows]
     if not flows:
@@ -324,9 +287,9 @@ def _check_flows(args, errors):
                       % MAX_FLOWS)
     first = {}
     for index, count in enumerate(flows):
-        if not _int_in(count, 1, MAX_FLOWS):
+        if not validate.is_int_in(count, 1, MAX_FLOWS):
             errors.append("flows[%d]: %s must be an integer in 1..%d, the number of source addresses of that search"
-                          % (index, _show(count), MAX_FLOWS))
+                          % (index, show_converted(count), MAX_FLOWS))
         elif count in first:
             errors.append("flows[%d]: %d is flows[%d] again; list each flow count once" % (index, count, first[count]))
         else:
@@ -336,21 +299,21 @@ def _check_flows(args, errors):
 def _check_addresses(args, errors):
     """flows and destinations, the address ranges, the scenario's destination, direction."""
     _check_flows(args, errors)
-    if not _int_in(args["destinations"], 1, MAX_DESTINATIONS):
-        errors.append("destinations: %s must be an integer in 1..%d" % (_show(args["destinations"]), MAX_DESTINATIONS))
+    if not validate.is_int_in(args["destinations"], 1, MAX_DESTINATIONS):
+        errors.append("destinations: %s must be an integer in 1..%d" % (show_converted(args["destinations"]), MAX_DESTINATIONS))
     for name in ("src_base", "dst_base"):
-        if _ipv4(args[name]) is None:
-            errors.append("%s: %s is not an IPv4 address" % (name, _show(args[name])))
-    counts = [count for count in flow_counts(args) if _int_in(count, 1, MAX_FLOWS)]
+        if validate.ipv4(args[name]) is None:
+            errors.append("%s: %s is not an IPv4 address" % (name, show_converted(args[name])))
+    counts = [count for count in flow_counts(args) if validate.is_int_in(count, 1, MAX_FLOWS)]
     if counts and _past_last_address(args["src_base"], max(counts)):
         name = "flows" if not flow_list(args) else "flows[%d]" % flow_counts(args).index(max(counts))
         errors.append("%s: %d sources from src_base %s run past 255.255.255.255" % (name, max(counts), args["src_base"]))
-    if args["scenario"] == "routing" and _is_int(args["destinations"]) and _past_last_address(args["dst_base"], args["destinations"]):
+    if args["scenario"] == "routing" and validate.is_int(args["destinations"]) and _past_last_address(args["dst_base"], args["destinations"]):
         errors.append("destinations: %d destinations from dst_base %s run past 255.255.255.255" % (args["destinations"], args["dst_base"]))
-    if args["scenario"] == "nat" and _ipv4(args["nat_address"]) is None:
-        errors.append("nat_address: scenario nat needs the DUT's NAT address (IPv4) as destination, got %s" % _show(args["nat_address"]))
-    if args["scenario"] == "lb" and _ipv4(args["lb_vip"]) is None:
-        errors.append("lb_vip: scenario lb needs the load balancer's VIP (IPv4) as destination, got %s" % _show(args["lb_vip"]))
+    if args["scenario"] == "nat" and validate.ipv4(args["nat_address"]) is None:
+        errors.append("nat_address: scenario nat needs the DUT's NAT address (IPv4) as destination, got %s" % show_converted(args["nat_address"]))
+    if args["scenario"] == "lb" and validate.ipv4(args["lb_vip"]) is None:
+        errors.append("lb_vip: scenario lb needs the load balancer's VIP (IPv4) as destination, got %s" % show_converted(args["lb_vip"]))
     if args["direction"] == "bidir" and args["scenario"] != "routing":
         errors.append("direction: bidir is supported for scenario routing only (the reverse of NAT and LB traffic is "
                       "the servers' replies); use direction uni for %s" % args["scenario"])
@@ -371,75 +334,75 @@ def _check_goals(args, errors):
         names.add(name)
         for key in sorted(GOAL_RANGES):
             if (key in goal or key == "loss_ratio") and not goal_value_ok(key, goal.get(key)):
-                errors.append("goals[%d].%s: %s (goal %s) must be a number in %s" % (index, key, _show(goal.get(key)), name, goal_range(key)))
+                errors.append("goals[%d].%s: %s (goal %s) must be a number in %s" % (index, key, show_converted(goal.get(key)), name, goal_range(key)))
 
 
 def _check_durations(args, errors):
     """width, trial durations, upper_bound_duration."""
-    if not (_number(args["width"]) and 0.0 < args["width"] < 0.5):
-        errors.append("width: %s must be a relative width in (0, 0.5), e.g. 0.005 for 0.5 %%" % _show(args["width"]))
+    if not (validate.is_number(args["width"]) and 0.0 < args["width"] < 0.5):
+        errors.append("width: %s must be a relative width in (0, 0.5), e.g. 0.005 for 0.5 %%" % show_converted(args["width"]))
     for name in ("final_duration", "initial_duration"):
-        if not _positive(args[name]):
-            errors.append("%s: %s must be a positive number of seconds" % (name, _show(args[name])))
+        if not validate.is_positive(args[name]):
+            errors.append("%s: %s must be a positive number of seconds" % (name, show_converted(args[name])))
     for name, zero in (("warmup_duration", "0 skips the warm-up"), ("settle", "0 reads the counters at once")):
-        if not (_number(args[name]) and args[name] >= 0.0):
-            errors.append("%s: %s must be a number of seconds, 0 or more (%s)" % (name, _show(args[name]), zero))
+        if not (validate.is_number(args[name]) and args[name] >= 0.0):
+            errors.append("%s: %s must be a number of seconds, 0 or more (%s)" % (name, show_converted(args[name]), zero))
     initial, final = args["initial_duration"], args["final_duration"]
-    durations_good = _positive(initial) and _positive(final)
+    durations_good = validate.is_positive(initial) and validate.is_positive(final)
     if durations_good and initial > final:
-        errors.append("initial_duration: %s is longer than final_duration %s" % (_show(initial), _show(final)))
+        errors.append("initial_duration: %s is longer than final_duration %s" % (show_converted(initial), show_converted(final)))
     upper = args["upper_bound_duration"]
-    if upper is not None and not (_number(upper) and (not durations_good or initial <= upper <= final)):
+    if upper is not None and not (validate.is_number(upper) and (not durations_good or initial <= upper <= final)):
         errors.append("upper_bound_duration: %s must be seconds between initial_duration (%s) and final_duration (%s); leave it unset"
-                      " for the contract (upper bounds confirmed by final trials)" % (_show(upper), _show(initial), _show(final)))
+                      " for the contract (upper bounds confirmed by final trials)" % (show_converted(upper), show_converted(initial), show_converted(final)))
 
 
 def _check_loads(args, errors):
     """max_load, min_load, warmup_load, and the trial counts."""
     max_load = args["max_load"]
-    if not _positive(max_load):
+    if not validate.is_positive(max_load):
         errors.append("max_load: %s must be the highest load to try, in frames/s (> 0): line rate or the generator's ceiling"
-                      % _show(max_load))
+                      % show_converted(max_load))
     for name in ("min_load", "warmup_load"):
         value = args[name]
-        if value is not None and not (_positive(value) and (not _positive(max_load) or value <= max_load)):
+        if value is not None and not (validate.is_positive(value) and (not validate.is_positive(max_load) or value <= max_load)):
             errors.append("%s: %s must be a load in frames/s in (0, max_load], max_load being %s; leave it unset for max_load / %d"
-                          % (name, _show(value), _show(max_load), 1000 if name == "min_load" else 10))
-    if args["line_rate_gbps"] is not None and not _positive(args["line_rate_gbps"]):
+                          % (name, show_converted(value), show_converted(max_load), 1000 if name == "min_load" else 10))
+    if args["line_rate_gbps"] is not None and not validate.is_positive(args["line_rate_gbps"]):
         errors.append("line_rate_gbps: %s must be the line rate of one DUT port in Gb/s (> 0), e.g. 25 for a ConnectX-6 Lx port; "
-                      "leave it unset when it is not known (the report then shows no share of line rate)" % _show(args["line_rate_gbps"]))
-    if not _int_in(args["max_trials"], 1):
-        errors.append("max_trials: %s must be a positive integer" % _show(args["max_trials"]))
-    if not _int_in(args["retries"], 0):
-        errors.append("retries: %s must be a non-negative integer" % _show(args["retries"]))
-    if not _int_in(args["repeat"], 1):
-        errors.append("repeat: %s must be a positive integer, the number of times each search runs (1: once)" % _show(args["repeat"]))
+                      "leave it unset when it is not known (the report then shows no share of line rate)" % show_converted(args["line_rate_gbps"]))
+    if not validate.is_int_in(args["max_trials"], 1):
+        errors.append("max_trials: %s must be a positive integer" % show_converted(args["max_trials"]))
+    if not validate.is_int_in(args["retries"], 0):
+        errors.append("retries: %s must be a non-negative integer" % show_converted(args["retries"]))
+    if not validate.is_int_in(args["repeat"], 1):
+        errors.append("repeat: %s must be a positive integer, the number of times each search runs (1: once)" % show_converted(args["repeat"]))
 
 
 def _check_latency(args, errors):
     loads = args["latency_loads"]
-    if not all(_number(load) and 0.0 < load <= 1.0 for load in loads):
+    if not all(validate.is_number(load) and 0.0 < load <= 1.0 for load in loads):
         errors.append("latency_loads: %s must be a list of fractions of the PDR in (0, 1], e.g. [0.1, 0.5, 0.9]; [] measures no latency"
-                      % _show(loads))
-    if not _positive(args["latency_pps"]):
+                      % show_converted(loads))
+    if not validate.is_positive(args["latency_pps"]):
         errors.append("latency_pps: %s must be a rate in frames/s above 0, e.g. 1000 (a trial sends at most a tenth of "
-                      "its load as latency frames)" % _show(args["latency_pps"]))
-    if args["latency_duration"] is not None and not _positive(args["latency_duration"]):
-        errors.append("latency_duration: %s must be a positive number of seconds (default final_duration)" % _show(args["latency_duration"]))
-    if not _int_in(args["latency_pg_id"], 0, MAX_PG_ID):
+                      "its load as latency frames)" % show_converted(args["latency_pps"]))
+    if args["latency_duration"] is not None and not validate.is_positive(args["latency_duration"]):
+        errors.append("latency_duration: %s must be a positive number of seconds (default final_duration)" % show_converted(args["latency_duration"]))
+    if not validate.is_int_in(args["latency_pg_id"], 0, MAX_PG_ID):
         errors.append("latency_pg_id: %s must be an integer in 0..%d (the first TRex packet-group id of the latency streams)"
-                      % (_show(args["latency_pg_id"]), MAX_PG_ID))
+                      % (show_converted(args["latency_pg_id"]), MAX_PG_ID))
 
 
 def _check_soak(args, errors):
     """soak_duration, soak_interval, soak_goal."""
     duration, interval = args["soak_duration"], args["soak_interval"]
-    if not _number(duration) or duration < 0:
+    if not validate.is_number(duration) or duration < 0:
         errors.append("soak_duration: %s must be the seconds of the soak trial after each frame size's searches, e.g. 600; "
-                      "0 runs none" % _show(duration))
-    if not _positive(interval) or (_positive(duration) and interval > duration):
+                      "0 runs none" % show_converted(duration))
+    if not validate.is_positive(interval) or (validate.is_positive(duration) and interval > duration):
         errors.append("soak_interval: %s must be the seconds between two readings of the soak's counters, above 0 and at most "
-                      "soak_duration (%s), e.g. 10" % (_show(interval), _show(duration)))
+                      "soak_duration (%s), e.g. 10" % (show_converted(interval), show_converted(duration)))
     names = [goal.get("name") for goal in args["goals"] or []]
     if args["soak_goal"] is not None and args["soak_goal"] not in names:
         errors.append("soak_goal: %r is not one of the goals (%s); name the goal whose conditional throughput the soak runs at, "
@@ -456,10 +419,10 @@ def _check_results(args, errors):
         errors.append("datapath: give a label of the DUT's datapath (e.g. doca, kernel, netdev)")
     if not all(args["dut_interfaces"]):
         errors.append("dut_interfaces: %s must be a list of interface names of the DUT (their driver, firmware and PSID are recorded)"
-                      % _show(args["dut_interfaces"]))
+                      % show_converted(args["dut_interfaces"]))
     for name in ("dut_tc_devices", "dut_queue_devices"):
         if not all(args[name]):
-            errors.append("%s: %s must be a list of device names of the DUT, DEV or NAMESPACE/DEV" % (name, _show(args[name])))
+            errors.append("%s: %s must be a list of device names of the DUT, DEV or NAMESPACE/DEV" % (name, show_converted(args[name])))
 
 
 def _check_testpmd_ports(options, errors):
@@ -469,9 +432,9 @@ def _check_testpmd_ports(options, errors):
         if bool(interface) == bool(device):
             errors.append("testpmd.%s_interface, testpmd.%s_device: give one of them, the %s port: a kernel interface (%s_interface, "
                           "in %s_namespace) or an EAL device for testpmd (%s_device, a PCI address or a vdev); got %s and %s"
-                          % (side, side, "sending" if side == "tx" else "receiving", side, side, side, _show(interface), _show(device)))
+                          % (side, side, "sending" if side == "tx" else "receiving", side, side, side, show_converted(interface), show_converted(device)))
     if options["peer_mac"] is not None and not MAC_RE.match(options["peer_mac"]):
-        errors.append("testpmd.peer_mac: %s is not a MAC address (xx:xx:xx:xx:xx:xx), the destination MAC of the frames" % _show(options["peer_mac"]))
+        errors.append("testpmd.peer_mac: %s is not a MAC address (xx:xx:xx:xx:xx:xx), the destination MAC of the frames" % show_converted(options["peer_mac"]))
 
 
 def lcore_ids(text):
@@ -500,19 +463,19 @@ def _check_testpmd_process(options, errors):
         errors.append("testpmd.binary: give the dpdk-testpmd program (a path or a name on PATH)")
     for name in ("lcores", "rx_lcores"):
         if not LCORES_RE.match(options[name] or ""):
-            errors.append("testpmd.%s: %s is not an EAL core list (--lcores), e.g. 0-1, 2,3 or 0@3,1@3" % (name, _show(options[name])))
+            errors.append("testpmd.%s: %s is not an EAL core list (--lcores), e.g. 0-1, 2,3 or 0@3,1@3" % (name, show_converted(options[name])))
         elif len(lcore_ids(options[name])) < 2:
             errors.append("testpmd.%s: %s gives testpmd %s lcore; it needs two or more, the main lcore (its command line) and at least "
                           "one forwarding lcore (with one it stops: \"No cores defined for forwarding\"); write two, for example 0-1 or 0@3,1@3"
-                          % (name, _show(options[name]), "one" if lcore_ids(options[name]) else "no"))
+                          % (name, show_converted(options[name]), "one" if lcore_ids(options[name]) else "no"))
     if options["file_prefix"] is not None and not FILE_PREFIX_RE.match(options["file_prefix"]):
         errors.append("testpmd.file_prefix: %s must be letters, digits, '_' or '-' (up to 64), the EAL --file-prefix; leave it unset "
-                      "for tbench-<pid>" % _show(options["file_prefix"]))
-    if not _int_in(options["total_num_mbufs"], MIN_MBUFS):
+                      "for tbench-<pid>" % show_converted(options["file_prefix"]))
+    if not validate.is_int_in(options["total_num_mbufs"], MIN_MBUFS):
         errors.append("testpmd.total_num_mbufs: %s must be an integer of at least %d (--total-num-mbufs; 8192 fit in 128 2 MB hugepages)"
-                      % (_show(options["total_num_mbufs"]), MIN_MBUFS))
-    if not _positive(options["startup_timeout"]):
-        errors.append("testpmd.startup_timeout: %s must be a positive number of seconds" % _show(options["startup_timeout"]))
+                      % (show_converted(options["total_num_mbufs"]), MIN_MBUFS))
+    if not validate.is_positive(options["startup_timeout"]):
+        errors.append("testpmd.startup_timeout: %s must be a positive number of seconds" % show_converted(options["startup_timeout"]))
 
 
 def testpmd_traffic_errors(args):
@@ -526,9 +489,9 @@ def testpmd_traffic_errors(args):
         errors.append("direction: %s is not supported by generator testpmd (one port sends); use direction uni" % args["direction"])
     if flow_counts(args) != [1] or (args["scenario"] == "routing" and args["destinations"] != 1):
         errors.append("flows: %s (destinations %s) with generator testpmd: txonly sends one flow; set flows: 1 and destinations: 1"
-                      % (_show(args["flows"]), _show(args["destinations"])))
+                      % (show_converted(args["flows"]), show_converted(args["destinations"])))
     if args["vlan"] is not None:
-        errors.append("vlan: %s is not supported by generator testpmd (txonly sends untagged frames); leave it unset" % _show(args["vlan"]))
+        errors.append("vlan: %s is not supported by generator testpmd (txonly sends untagged frames); leave it unset" % show_converted(args["vlan"]))
     for name in ("rx_server", "port_l3"):
         if args[name] is not None:
             errors.append("%s: a TRex option; generator testpmd counts on testpmd.rx_interface or testpmd.rx_device" % name)

@@ -5,8 +5,8 @@ import os
 import pytest
 
 from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner, command_line, failure, tail
+from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import plugin_walk
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 RUNNER = os.path.join("plugins", "module_utils", "host", "runner.py")
 # Programs that cannot go through run_command, and why.
 BACKGROUND = {
@@ -106,15 +106,6 @@ def test_command_line_and_tail():
     assert tail("a\nb\nc\n", 2) == "b\nc" and tail(None) == ""
 
 
-def _python_files(*tops):
-    for top in tops:
-        for directory, _dirs, names in os.walk(os.path.join(ROOT, top)):
-            for name in sorted(names):
-                if name.endswith(".py"):
-                    path = os.path.join(directory, name)
-                    yield os.path.relpath(path, ROOT), path
-
-
 def _own_runners(tree):
     """Lines that run a host command some other way than the runner."""
     found = []
@@ -133,18 +124,12 @@ def _own_runners(tree):
 
 def test_no_module_runs_a_host_command_but_through_the_runner():
     """Every module and module_utils file runs host commands through host.runner.HostRunner, and nothing else does."""
-    offenders = {}
-    for rel, path in _python_files(os.path.join("plugins", "modules"), os.path.join("plugins", "module_utils")):
-        if rel == RUNNER or rel in BACKGROUND:
-            continue
-        with open(path) as handle:
-            found = _own_runners(ast.parse(handle.read(), path))
-        if found:
-            offenders[rel] = found
-    assert offenders == {}
+    found = plugin_walk.offenders((os.path.join("plugins", "modules"), os.path.join("plugins", "module_utils")), _own_runners,
+                                  skip=(RUNNER,) + tuple(BACKGROUND))
+    assert found == {}
     # The exceptions are still needed (an exception nobody needs is removed).
     for rel in BACKGROUND:
-        with open(os.path.join(ROOT, rel)) as handle:
+        with open(os.path.join(plugin_walk.ROOT, rel)) as handle:
             assert _own_runners(ast.parse(handle.read())), rel
 
 

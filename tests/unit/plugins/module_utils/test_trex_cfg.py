@@ -173,7 +173,7 @@ def test_port_needs_gateway_or_mac_and_sane_values():
         instances[0]["ports"][0] = {"pci": "0000:32:00.2", "ip": "10.20.0.300", "vlan": 4095}
     assert errors_of(mutate) == [
         "trex_server_instances[0].ports[0]: give ip and default_gw (L3: TRex resolves the gateway) or dest_mac (L2)",
-        "trex_server_instances[0].ports[0].ip: '10.20.0.300' is not an IPv4 address",
+        "trex_server_instances[0].ports[0].ip: '10.20.0.300' is not an IPv4 address; write four numbers 0..255 separated by dots, for example 10.10.0.4",
         "trex_server_instances[0].ports[0].vlan: 4095 is outside 1..4094; leave vlan unset for an untagged port"]
     errors = errors_of(lambda i: i[0]["ports"][0].update(dest_mac="50:54:00:00:00"))
     assert len(errors) == 1 and errors[0].startswith("trex_server_instances[0].ports[0].dest_mac: '50:54:00:00:00' is not a MAC address")
