@@ -49,14 +49,12 @@ description:
     the lower bound (the median of the repeats), a lighter one on to the upper bound, the repeats' min to max as error bars,
     generator-limited bounds hatched.
   - Rewrites a file only when its content changes, so a second run with the same results reports no change.
-author:
-  - offload.testbed developers (@offload-testbed)
+extends_documentation_fragment:
+  - offload.testbed.module
 attributes:
   check_mode:
-    support: full
     description: Reports what would change without writing.
   diff_mode:
-    support: none
     description: The report is generated; its files are listed in RV(files).
 options:
   results_dir:

@@ -28,14 +28,12 @@ description:
     directory does not exist, a reboot command the host does not have, a reboot timeout outside 10..86400, a state
     file path that is none.
   - Also returns what the running kernel did not take, for the check after a reboot.
-author:
-  - offload.testbed developers (@offload-testbed)
+extends_documentation_fragment:
+  - offload.testbed.module
 attributes:
   check_mode:
-    support: full
     description: The module only reads.
   diff_mode:
-    support: none
     description: Nothing changes, so there is no diff.
 options:
   iommu:

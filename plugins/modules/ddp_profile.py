@@ -28,11 +28,11 @@ description:
     it only reports them.
   - DPDK testpmd's C(ddp add)/C(ddp del)/C(ddp get list) act on a port bound to a DPDK driver (vfio-pci) instead, a port
     with no netdev; this module does not drive testpmd (see docs/ddp_profile.md).
-author:
-  - offload.testbed developers (@offload-testbed)
+extends_documentation_fragment:
+  - offload.testbed.module
+  - offload.testbed.module.validate
 attributes:
   check_mode:
-    support: full
     description: Reads the port and the package and returns the planned O(ignore:commands); nothing is loaded or rolled back.
   diff_mode:
     support: full
@@ -86,15 +86,11 @@ options:
     description:
       - Only read the port and the package and check the request against them; return the problems in RV(errors) and
         change nothing. The C(ddp_profile) role runs this for every port before it changes anything.
-    type: bool
-    default: false
   names:
     description:
       - "How the messages call the options, for a caller whose users wrote them under other names, for example
         C({device: 'ddp_profile_devices[0]', profile: ddp_profile_package})."
       - The keys are option names (C(device), C(profile), C(firmware_dir), C(state)); an option without one keeps its own name.
-    type: dict
-    default: {}
 notes:
   - C(ethtool -f DEV - 100) restores what the driver held before the last load, from a copy it keeps in memory since that
     load. After the driver is reloaded (or the host rebooted) it has no copy and refuses (C(There is no DDP profile to

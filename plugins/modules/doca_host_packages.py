@@ -20,11 +20,10 @@ description:
   - It drives the programs found on C(PATH) rather than the dnf or apt Python bindings, so
     the same task runs on a real host and against the emulators of the tests.
   - A package may come from a file (O(packages[].src), a local C(.rpm) or C(.deb)); it is still checked by name.
-author:
-  - offload.testbed developers (@offload-testbed)
+extends_documentation_fragment:
+  - offload.testbed.module
 attributes:
   check_mode:
-    support: full
     description: Queries rpm or dpkg-query and returns the dnf or apt-get commands it would run.
   diff_mode:
     support: full

@@ -20,11 +20,10 @@ description:
     exists yet, runs the script, then renames the local repository it left in O(reposdir) to an id without C(^)
     (C(doca_kernel_names) gives the names). The packages themselves are installed by M(offload.testbed.doca_host_packages).
   - Does nothing when the package is installed (no rebuild).
-author:
-  - offload.testbed developers (@offload-testbed)
+extends_documentation_fragment:
+  - offload.testbed.module
 attributes:
   check_mode:
-    support: full
     description: Returns what it would fix and whether it would build, without writing or running anything.
   diff_mode:
     support: full

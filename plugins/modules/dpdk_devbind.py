@@ -26,11 +26,11 @@ description:
   - A driver that is not registered yet (C(igb_uio), C(uio_pci_generic)) is loaded with O(modprobe) before the first bind.
   - After each bind it reads the device's driver back from sysfs and fails when it is not the one asked for
     (C(dpdk-devbind.py) prints most of its errors and still exits 0).
-author:
-  - offload.testbed developers (@offload-testbed)
+extends_documentation_fragment:
+  - offload.testbed.module
+  - offload.testbed.module.validate
 attributes:
   check_mode:
-    support: full
     description: Reads the host and returns the planned O(ignore:commands); nothing is run that changes it.
   diff_mode:
     support: full
@@ -93,16 +93,10 @@ options:
     description: Seconds to wait for a device's interfaces after it is given back to its kernel driver.
     type: int
     default: 10
-  validate_only:
-    description: Only read the host and check the request; return the problems in RV(errors) and change nothing.
-    type: bool
-    default: false
   names:
     description:
       - "How the messages call the options (C({devices: dpdk_host_devices, management_addresses: ansible_host}));
         an option without one keeps its own name."
-    type: dict
-    default: {}
 """
 
 EXAMPLES = r"""

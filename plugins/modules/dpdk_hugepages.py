@@ -28,11 +28,11 @@ description:
     previous count back and fails.
   - Records, in O(state_file), the count found before its first write of each size and node and the mounts it made,
     so that O(state=absent) gives back exactly the pages it reserved and unmounts only its own mounts.
-author:
-  - offload.testbed developers (@offload-testbed)
+extends_documentation_fragment:
+  - offload.testbed.module
+  - offload.testbed.module.validate
 attributes:
   check_mode:
-    support: full
     description: Reads the host and returns the planned O(ignore:commands); nothing is written or mounted.
   diff_mode:
     support: full
@@ -81,16 +81,10 @@ options:
     description: The module's record of the counts it found and the mounts it made (JSON).
     type: path
     default: /var/lib/offload-testbed/dpdk_host_hugepages.json
-  validate_only:
-    description: Only read the host and check the request; return the problems in RV(errors) and change nothing.
-    type: bool
-    default: false
   names:
     description:
       - "How the messages call the options, for a caller whose users wrote them under other names
         (C({pages: dpdk_host_hugepages})); an option without one keeps its own name."
-    type: dict
-    default: {}
 """
 
 EXAMPLES = r"""

@@ -22,14 +22,13 @@ description:
     mode; the module turns it on (C(modprobe vfio enable_unsafe_noiommu_mode=1), or the module parameter in sysfs
     when vfio is loaded already) only with O(noiommu), and warns what it gives up. Without O(noiommu) it refuses,
     naming the option.
-author:
-  - offload.testbed developers (@offload-testbed)
+extends_documentation_fragment:
+  - offload.testbed.module
+  - offload.testbed.module.validate
 attributes:
   check_mode:
-    support: full
     description: Reads the host and returns the planned O(ignore:commands); nothing is loaded or written.
   diff_mode:
-    support: none
     description: The commands say what changes.
 options:
   noiommu:
@@ -48,14 +47,10 @@ options:
     default: modprobe
   validate_only:
     description: Only read the host and check; return the problems in RV(errors) and change nothing.
-    type: bool
-    default: false
   names:
     description:
       - "How the messages call the options (C({noiommu: dpdk_host_vfio_noiommu})); C(load) names what asked for vfio-pci to be
         loaded (C(dpdk_host_vfio_load)), C(modprobe) by default."
-    type: dict
-    default: {}
 """
 
 EXAMPLES = r"""

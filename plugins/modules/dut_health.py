@@ -25,14 +25,12 @@ description:
   - The M(offload.testbed.trex_bench) action runs it before and after every trial and declares a trial invalid when
     ovs-vswitchd restarted or a new core dump appeared during it.
   - Changes nothing; it always reports C(changed=false) and runs in check mode too.
-author:
-  - offload.testbed developers (@offload-testbed)
+extends_documentation_fragment:
+  - offload.testbed.module
 attributes:
   check_mode:
-    support: full
     description: Reads only.
   diff_mode:
-    support: none
     description: Nothing changes, so there is nothing to show.
 options:
   pidfiles:

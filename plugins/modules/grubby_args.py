@@ -21,11 +21,10 @@ description:
     C(hugepages=) with the C(hugepagesz=) before it.
   - Tokens with other keys, such as C(root=), C(ro) and C($tuned_params), are never removed.
   - After writing, reads the entries again and fails if grubby did not leave them as planned.
-author:
-  - offload.testbed developers (@offload-testbed)
+extends_documentation_fragment:
+  - offload.testbed.module
 attributes:
   check_mode:
-    support: full
     description:
       - Reads the entries and returns the planned O(ignore:commands).
       - Runs no grubby command that writes.

@@ -24,15 +24,13 @@ description:
   - Range checks of the options are made before anything runs; all of their errors are reported at once, each naming
     its option.
   - Requires C(iperf3), C(ss) (iproute2), C(timeout) (coreutils) and, with a namespace, C(ip) on the host.
-author:
-  - offload.testbed developers (@offload-testbed)
+extends_documentation_fragment:
+  - offload.testbed.module
 attributes:
   check_mode:
-    support: full
     description: Checks the options and returns the commands in RV(command) and RV(server_command) with
       RV(measured=false); nothing is started and no traffic is sent.
   diff_mode:
-    support: none
     description: The module writes nothing; it measures.
 options:
   server:

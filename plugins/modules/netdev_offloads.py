@@ -26,11 +26,11 @@ description:
   - After writing it reads the device again. C(ethtool -K) can exit 0 and leave a feature as it was (it then prints
     C(Actual changes:) with C([requested on]) lines, or C(Could not change any device features)); the module fails
     naming every feature that did not change, and an MTU that did not change.
-author:
-  - offload.testbed developers (@offload-testbed)
+extends_documentation_fragment:
+  - offload.testbed.module
+  - offload.testbed.module.validate
 attributes:
   check_mode:
-    support: full
     description: Reads the device and returns the planned O(ignore:commands) and the values they would give; nothing is written.
   diff_mode:
     support: full
@@ -55,12 +55,8 @@ options:
     default: {}
   validate_only:
     description: Only read the device and check; return the problems in RV(errors) and change nothing.
-    type: bool
-    default: false
   names:
     description: "How the messages call the options (C({mtu: tunnel_underlay_mtu, features: tunnel_underlay_offloads}))."
-    type: dict
-    default: {}
 """
 
 EXAMPLES = r"""

@@ -28,14 +28,12 @@ description:
     waits for its first datagram or connection as long as the whole exchange may take.
   - Every message carries a sequence number, so a late answer to an earlier message never counts
     for a later one. A message whose answer is late is sent again (O(retries)).
-author:
-  - offload.testbed developers (@offload-testbed)
+extends_documentation_fragment:
+  - offload.testbed.module
 attributes:
   check_mode:
-    support: full
     description: Reads only; the exchange runs in check mode as well.
   diff_mode:
-    support: none
     description: Nothing changes, so there is nothing to show.
 options:
   server_namespace:

@@ -22,14 +22,12 @@ description:
   - Refuses a bad option (a port outside 1..65535, a VIP that is not IPv4 or IPv6, O(min_ratio) outside 0..1...)
     before it starts anything, with a message naming the option and its value.
   - Changes nothing on the host; it always reports C(changed=false) and runs in check mode too.
-author:
-  - offload.testbed developers (@offload-testbed)
+extends_documentation_fragment:
+  - offload.testbed.module
 attributes:
   check_mode:
-    support: full
     description: The probe only sends traffic, so it runs in check mode as well.
   diff_mode:
-    support: none
     description: No state is compared or changed.
 options:
   client_namespace:

@@ -37,11 +37,10 @@ description:
     when the running version differs after that, resets the card with C(mlxfwreset -d PCI -y reset) if
     O(reset_ok) is true, otherwise reports RV(reboot_required).
   - Run it on one host at a time (C(throttle=1) on the task); it does not reboot.
-author:
-  - offload.testbed developers (@offload-testbed)
+extends_documentation_fragment:
+  - offload.testbed.module
 attributes:
   check_mode:
-    support: full
     description: Reads the cards and images and returns the plan per device and the commands it would run.
   diff_mode:
     support: full

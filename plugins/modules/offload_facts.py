@@ -24,14 +24,12 @@ description:
     module utility). M(offload.testbed.trex_bench) runs it before and after every trial when C(dut_tc_devices),
     C(dut_queue_devices) or C(dut_conntrack) are set (docs/offload_evidence.md).
   - Changes nothing; it always reports C(changed=false) and runs in check mode too.
-author:
-  - offload.testbed developers (@offload-testbed)
+extends_documentation_fragment:
+  - offload.testbed.module
 attributes:
   check_mode:
-    support: full
     description: Reads only.
   diff_mode:
-    support: none
     description: Nothing changes, so there is nothing to show.
 options:
   dump_flows:

@@ -32,11 +32,10 @@ description:
     round, is refused before anything is written.
   - With O(inspect), runs no build and only checks the archives and directories given (the role runs it on the
     controller before copying them) and returns their identity in RV(sources).
-author:
-  - offload.testbed developers (@offload-testbed)
+extends_documentation_fragment:
+  - offload.testbed.module
 attributes:
   check_mode:
-    support: full
     description: Resolves the refs and returns what would be fetched, built and installed (RV(plan), RV(commands)); writes nothing.
   diff_mode:
     support: full

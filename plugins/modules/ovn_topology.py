@@ -32,11 +32,11 @@ description:
     (for example no gateway chassis, no tag, no options).
   - Without O(purge), objects that are not declared are left alone, and so are undeclared ports, static routes, NAT rules and
     load balancer attachments of declared switches and routers. With O(purge=true) they are deleted or detached.
-author:
-  - offload.testbed developers (@offload-testbed)
 requirements:
   - C(ovn-nbctl) on the host the task runs on, able to reach the Northbound database; no Python is needed there (see the
     C(action) attribute).
+extends_documentation_fragment:
+  - offload.testbed.module
 attributes:
   action:
     description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.

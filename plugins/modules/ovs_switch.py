@@ -34,11 +34,10 @@ description:
     naming the option (C(bridges[0].ports[1].name)), the value and the fix.
   - Option names follow C(openvswitch.openvswitch) where they mean the same (C(bridge), C(port), C(fail_mode),
     C(external_ids), C(tag)).
-author:
-  - offload.testbed developers (@offload-testbed)
+extends_documentation_fragment:
+  - offload.testbed.module
 attributes:
   check_mode:
-    support: full
     description: Reads the switch and returns the planned O(ignore:commands) without running them.
   diff_mode:
     support: full

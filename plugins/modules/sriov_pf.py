@@ -27,11 +27,11 @@ description:
     that is malformed or not the PF's, more VFs than C(sriov_totalvfs), VF MACs that are no unicast MAC, name a VF
     that does not exist or are given twice, a VF driver the host does not have, a timeout outside 1..3600 and a PF
     without an eswitch. With O(validate_only) it only reports them.
-author:
-  - offload.testbed developers (@offload-testbed)
+extends_documentation_fragment:
+  - offload.testbed.module
+  - offload.testbed.module.validate
 attributes:
   check_mode:
-    support: full
     description: Reads the state and returns the planned O(ignore:commands); no sysfs file is written.
   diff_mode:
     support: full
@@ -93,16 +93,12 @@ options:
     description:
       - Only read the host and check the request against it; return the problems in RV(errors) and change nothing.
       - The C(sriov_switchdev) role runs this for every PF before it writes anything.
-    type: bool
-    default: false
   names:
     description:
       - "How the messages call the options, for a caller whose users wrote them under other names, for example
         C({pf: sriov_switchdev_pfs[0].name, numvfs: sriov_switchdev_numvfs})."
       - The keys are option names (C(pf), C(pci), C(numvfs), C(vf_macs), C(vf_driver), C(timeout), C(sysfs_root));
         an option without one keeps its own name.
-    type: dict
-    default: {}
 """
 
 EXAMPLES = r"""

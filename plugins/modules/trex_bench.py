@@ -40,14 +40,12 @@ description:
   - "Loads are aggregate frames per second over the transmitting ports (with O(direction=bidir) each port sends half)."
   - "TCP: segments with the ACK flag and fixed sequence numbers per flow, which Linux conntrack (C(nf_conntrack_tcp_loose=1),
     the default) and the OVS userspace conntrack pick up mid-stream as established connections; the warm-up creates them."
-author:
-  - offload.testbed developers (@offload-testbed)
+extends_documentation_fragment:
+  - offload.testbed.module
 attributes:
   check_mode:
-    support: full
     description: Validates the arguments only; no traffic is sent and nothing is written.
   diff_mode:
-    support: none
     description: Nothing on a host changes.
 options:
   generator:

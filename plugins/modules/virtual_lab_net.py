@@ -28,15 +28,14 @@ description:
     module created (they carry C(external_ids:offload-testbed=virtual_lab)) once no other port
     is left on them; nothing else is touched. When Open vSwitch does not answer, it still removes
     the namespaces and veths and warns that the ports and bridges stay in the switch's database.
+extends_documentation_fragment:
+  - offload.testbed.module
 attributes:
   check_mode:
-    support: full
     description: Reads the state and returns the planned O(ignore:commands) without running them.
   diff_mode:
     support: full
     description: Returns the lab's namespaces, addresses and internal ports before and after.
-author:
-  - offload.testbed developers (@offload-testbed)
 options:
   state:
     description: Whether the lab exists.

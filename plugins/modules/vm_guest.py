@@ -20,14 +20,12 @@ description:
     restarts (another command line, or an overlay on another base image) or leaves each guest; with O(state=absent)
     it stops them and removes their overlays, pid files and monitor sockets (the console logs stay).
   - Validates all guests before it reads or changes anything; every problem is reported at once, naming the variable.
-author:
-  - offload.testbed developers (@offload-testbed)
+extends_documentation_fragment:
+  - offload.testbed.module
 attributes:
   check_mode:
-    support: full
     description: Reads the guests and returns the planned O(ignore:commands); nothing is started or stopped.
   diff_mode:
-    support: none
     description: The commands say what changes.
 options:
   guests:

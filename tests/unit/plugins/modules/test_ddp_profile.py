@@ -13,7 +13,7 @@ import yaml
 
 from ansible_collections.offload.testbed.plugins.modules import ddp_profile
 from modtest import run_module
-from test_dpdk_docs import differences
+from test_dpdk_docs import differences, rendered
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 EMU = os.path.join(ROOT, "tests", "emulators", "ddp")
@@ -247,7 +247,7 @@ def test_read_package_stage(bench, monkeypatch):
 
 
 def test_documentation_is_the_argument_spec():
-    doc = yaml.safe_load(ddp_profile.DOCUMENTATION)
+    doc = rendered("ddp_profile")
     assert doc["module"] == "ddp_profile"
     assert differences(doc["options"], ddp_profile.ARGUMENT_SPEC) == []
     assert yaml.safe_load(ddp_profile.EXAMPLES) and yaml.safe_load(ddp_profile.RETURN)

@@ -1,10 +1,40 @@
-"""The dpdk_* modules' DOCUMENTATION documents their argument spec, option by option and suboption by suboption."""
+"""The dpdk_* modules' DOCUMENTATION documents their argument spec, option by option and suboption by suboption.
+
+The documentation is read as ansible-doc renders it (the module's own and the
+collection's doc fragments merged); every module must render.
+"""
+import copy
+import functools
+import json
+import os
+import subprocess
+import sys
+
 import pytest
 import yaml
 
 from ansible_collections.offload.testbed.plugins.modules import dpdk_devbind, dpdk_hugepages, dpdk_vfio
 
 MODULES = {"dpdk_hugepages": dpdk_hugepages, "dpdk_vfio": dpdk_vfio, "dpdk_devbind": dpdk_devbind}
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+# The checkout as a collection (tests/unit/conftest.py links it there).
+COLLECTIONS = os.path.join(ROOT, ".tmp", "pytest")
+ALL_MODULES = sorted(name[:-3] for name in os.listdir(os.path.join(ROOT, "plugins", "modules")) if name.endswith(".py"))
+
+
+@functools.lru_cache(maxsize=None)
+def _ansible_doc():
+    """``ansible-doc -j`` of every module of the collection, run once: {name: rendered doc}."""
+    run = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-doc"), "-j", "-t", "module"]
+                         + ["offload.testbed." + name for name in ALL_MODULES],
+                         env=dict(os.environ, ANSIBLE_COLLECTIONS_PATH=COLLECTIONS), capture_output=True, text=True, check=False)
+    assert run.returncode == 0 and not run.stderr.strip(), run.stderr
+    return dict((name.split(".")[-1], entry["doc"]) for name, entry in json.loads(run.stdout).items())
+
+
+def rendered(name):
+    """The documentation of module ``name`` as ansible-doc renders it (a copy: callers may change it)."""
+    return copy.deepcopy(_ansible_doc()[name])
 
 
 def differences(documented, spec, where=""):
@@ -27,13 +57,24 @@ def differences(documented, spec, where=""):
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_documentation_is_the_argument_spec(name):
     module = MODULES[name]
-    doc = yaml.safe_load(module.DOCUMENTATION)
+    doc = rendered(name)
     assert doc["module"] == name
     assert differences(doc["options"], module.ARGUMENT_SPEC) == []
     assert yaml.safe_load(module.EXAMPLES) and yaml.safe_load(module.RETURN)
 
 
 def test_the_comparison_sees_a_difference():
-    doc = yaml.safe_load(dpdk_hugepages.DOCUMENTATION)["options"]
+    doc = rendered("dpdk_hugepages")["options"]
     doc["pages"]["suboptions"]["count"]["required"] = False
     assert differences(doc, dpdk_hugepages.ARGUMENT_SPEC) == ["pages.count: required False documented, True in the argument spec"]
+
+
+def test_ansible_doc_renders_every_module_with_the_shared_parts():
+    docs = _ansible_doc()
+    assert sorted(docs) == ALL_MODULES
+    for name, doc in docs.items():
+        assert doc["author"] == ["offload.testbed developers (@offload-testbed)"], name
+        assert doc["attributes"]["check_mode"]["support"] == "full" and doc["attributes"]["check_mode"]["description"], name
+        assert doc["attributes"]["diff_mode"]["support"] in ("full", "none") and doc["options"], name
+    assert docs["dpdk_vfio"]["options"]["validate_only"] == {
+        "description": "Only read the host and check; return the problems in RV(errors) and change nothing.", "type": "bool", "default": False}

@@ -17,7 +17,7 @@ from ansible_collections.offload.testbed.plugins.module_utils import netdev_offl
 from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_features, parse_ethtool_features_detail
 from ansible_collections.offload.testbed.plugins.modules import netdev_offloads
 from modtest import ModuleExit, patch_module_args, run_module
-from test_dpdk_docs import differences
+from test_dpdk_docs import differences, rendered
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "netdev_offloads")
 NS = ("ip", "netns", "exec", "nt-x")
@@ -258,7 +258,7 @@ def test_an_mtu_that_did_not_change_is_reported(monkeypatch):
 
 
 def test_documentation_is_the_argument_spec():
-    doc = yaml.safe_load(netdev_offloads.DOCUMENTATION)
+    doc = rendered("netdev_offloads")
     assert doc["module"] == "netdev_offloads"
     assert differences(doc["options"], netdev_offloads.ARGUMENT_SPEC) == []
     assert yaml.safe_load(netdev_offloads.EXAMPLES)
