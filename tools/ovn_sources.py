@@ -26,7 +26,7 @@ _LINK_SPEC.loader.exec_module(_COLLECTION_LINK)
 _COLLECTION_LINK.link_collection(ROOT)
 
 # pylint: disable=wrong-import-position
-from ansible_collections.offload.testbed.plugins.module_utils import ovn_build  # noqa: E402
+from ansible_collections.offload.testbed.plugins.module_utils.datapath import ovn_build  # noqa: E402
 from ansible_collections.offload.testbed.plugins.module_utils.datapath import ovn_sources  # noqa: E402
 
 

@@ -3,7 +3,7 @@
 """Action plugin of ``offload.testbed.ovn_topology``: the module's run without a module process.
 
 The declaration is validated and the plan computed here, on the controller
-(the same run as the module's, ``module_utils/ovn_topology.py``, with
+(the same run as the module's, ``module_utils/topology/ovn.py``, with
 ``ovn_topology_schema``, ``ovn_nb`` and ``ovn_topology_plan`` beside it); the
 only things that run on the host are the two ``ovn-nbctl`` commands, the read
 and (when something changes, outside check mode) the write, through the
@@ -27,7 +27,7 @@ from ansible.module_utils.common.text.converters import to_bytes
 from ansible.module_utils.six.moves import shlex_quote
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.offload.testbed.plugins.module_utils.ovn_topology import (
+from ansible_collections.offload.testbed.plugins.module_utils.topology.ovn import (
     ApplyError,
     apply_topology,
     argument_spec,

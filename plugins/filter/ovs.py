@@ -1,15 +1,17 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters of the ovs and ovn_controller roles: thin wrappers of module_utils.ovs."""
+"""Filters of the ovs and ovn_controller roles: thin wrappers of module_utils.datapath.ovs."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.offload.testbed.plugins.module_utils import bench_health, ovs, validate
-from ansible_collections.offload.testbed.plugins.module_utils.ovs_appctl import parse_pmd_rxq_show
+from ansible_collections.offload.testbed.plugins.module_utils.bench import health as bench_health
+from ansible_collections.offload.testbed.plugins.module_utils.datapath import ovs
+from ansible_collections.offload.testbed.plugins.module_utils.host import validate
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ovs_appctl import parse_pmd_rxq_show
 
 
 def ovs_switch_spec(config):

@@ -15,15 +15,16 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.offload.testbed.plugins.module_utils import cpulist as cpulists, doca_kernel
-from ansible_collections.offload.testbed.plugins.module_utils.devlink import (
+from ansible_collections.offload.testbed.plugins.module_utils.host import cpulist as cpulists
+from ansible_collections.offload.testbed.plugins.module_utils.prepare import doca_kernel
+from ansible_collections.offload.testbed.plugins.module_utils.parse.devlink import (
     parse_devlink_eswitch, parse_devlink_eswitch_json, parse_devlink_ports, parse_devlink_ports_json)
-from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_info
-from ansible_collections.offload.testbed.plugins.module_utils.flint import parse_flint_psid_mismatch, parse_flint_query
-from ansible_collections.offload.testbed.plugins.module_utils.grubby import parse_grubby_info
-from ansible_collections.offload.testbed.plugins.module_utils.mlxfwmanager import parse_mlxfwmanager, parse_mlxfwmanager_xml
-from ansible_collections.offload.testbed.plugins.module_utils.ovs_appctl import parse_pmd_rxq_show
-from ansible_collections.offload.testbed.plugins.module_utils.ovs_dpctl import parse_dump_flows
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ethtool import parse_ethtool_info
+from ansible_collections.offload.testbed.plugins.module_utils.parse.flint import parse_flint_psid_mismatch, parse_flint_query
+from ansible_collections.offload.testbed.plugins.module_utils.parse.grubby import parse_grubby_info
+from ansible_collections.offload.testbed.plugins.module_utils.parse.mlxfwmanager import parse_mlxfwmanager, parse_mlxfwmanager_xml
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ovs_appctl import parse_pmd_rxq_show
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ovs_dpctl import parse_dump_flows
 
 
 def _text(name, value):

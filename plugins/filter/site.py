@@ -1,15 +1,16 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters of playbooks/site.yml: thin wrappers of module_utils.inventory_check
-and module_utils.emulated_host."""
+"""Filters of playbooks/site.yml: thin wrappers of module_utils.host.inventory
+and module_utils.host.emulated."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.offload.testbed.plugins.module_utils import emulated_host, inventory_check
+from ansible_collections.offload.testbed.plugins.module_utils.host import emulated as emulated_host
+from ansible_collections.offload.testbed.plugins.module_utils.host import inventory as inventory_check
 
 
 def bench_placeholders(hostvars, hosts, names):

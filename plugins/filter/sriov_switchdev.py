@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters of the sriov_switchdev role, wrapping ``module_utils/sriov.py``.
+"""Filters of the sriov_switchdev role, wrapping ``module_utils/prepare/sriov.py``.
 
 Each filter is documented in the ``<name>.yml`` file next to this one.
 """
@@ -12,7 +12,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.offload.testbed.plugins.module_utils import sriov
+from ansible_collections.offload.testbed.plugins.module_utils.prepare import sriov
 
 
 def sriov_switchdev_errors(pfs, numvfs=0, vf_macs=None, settings=None, directories=None):

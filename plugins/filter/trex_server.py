@@ -1,14 +1,14 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters of the trex_server role: thin wrappers of module_utils.trex_cfg."""
+"""Filters of the trex_server role: thin wrappers of module_utils.generator.trex_cfg."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.offload.testbed.plugins.module_utils import trex_cfg
+from ansible_collections.offload.testbed.plugins.module_utils.generator import trex_cfg
 
 
 def trex_server_errors(instances, mode="trex", isolated_cpus=None, prefix="trex_server_", archive=None, settings=None):

@@ -1,14 +1,14 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters of the tunnel_offload role: thin wrappers of module_utils.tunnel_offload."""
+"""Filters of the tunnel_offload role: thin wrappers of module_utils.datapath.tunnel_offload."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.offload.testbed.plugins.module_utils import tunnel_offload
+from ansible_collections.offload.testbed.plugins.module_utils.datapath import tunnel_offload
 
 
 def _config(config, name):

@@ -150,11 +150,11 @@ import os
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
-from ansible_collections.offload.testbed.plugins.module_utils import bench_report as report
-from ansible_collections.offload.testbed.plugins.module_utils import bench_report_plots as plotdata
-from ansible_collections.offload.testbed.plugins.module_utils.bench_report_render import markdown, to_html
-from ansible_collections.offload.testbed.plugins.module_utils import bench_units as units
-from ansible_collections.offload.testbed.plugins.module_utils.bench_schema import READABLE_SCHEMA_VERSIONS, report_dir
+from ansible_collections.offload.testbed.plugins.module_utils.bench.report import tables as report
+from ansible_collections.offload.testbed.plugins.module_utils.bench.report import plots as plotdata
+from ansible_collections.offload.testbed.plugins.module_utils.bench.report.render import markdown, to_html
+from ansible_collections.offload.testbed.plugins.module_utils.bench import units
+from ansible_collections.offload.testbed.plugins.module_utils.bench.schema import READABLE_SCHEMA_VERSIONS, report_dir
 
 try:
     import matplotlib

@@ -167,8 +167,8 @@ import re
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.offload.testbed.plugins.module_utils import boot_params as bp
-from ansible_collections.offload.testbed.plugins.module_utils.cpulist import cpulist, parse_cpulist
+from ansible_collections.offload.testbed.plugins.module_utils.prepare import boot_params as bp
+from ansible_collections.offload.testbed.plugins.module_utils.host.cpulist import cpulist, parse_cpulist
 
 
 def _read(path, default=None):

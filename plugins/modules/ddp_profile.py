@@ -173,8 +173,8 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner, command_line, failure
 
-from ansible_collections.offload.testbed.plugins.module_utils import ddp
-from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_info
+from ansible_collections.offload.testbed.plugins.module_utils.prepare import ddp
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ethtool import parse_ethtool_info
 
 ARGUMENT_SPEC = dict(
     stage=dict(type='str', default='apply', choices=['apply', 'read_package']),

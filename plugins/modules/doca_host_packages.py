@@ -115,7 +115,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner
-from ansible_collections.offload.testbed.plugins.module_utils.doca_host import apt_install_argument, dpkg_installed
+from ansible_collections.offload.testbed.plugins.module_utils.prepare.doca_host import apt_install_argument, dpkg_installed
 
 
 def missing_packages(runner, manager, query, packages):

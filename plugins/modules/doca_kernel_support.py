@@ -87,8 +87,8 @@ import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner
-from ansible_collections.offload.testbed.plugins.module_utils import doca_host as dh
-from ansible_collections.offload.testbed.plugins.module_utils.doca_kernel import doca_kernel_names
+from ansible_collections.offload.testbed.plugins.module_utils.prepare import doca_host as dh
+from ansible_collections.offload.testbed.plugins.module_utils.prepare.doca_kernel import doca_kernel_names
 
 # What uname -r prints: digits first, then what rpm takes in a version (the '^' included).
 KERNEL_RELEASE_RE = re.compile(r'^[0-9]+\.[0-9]+[A-Za-z0-9._+~^-]*$')

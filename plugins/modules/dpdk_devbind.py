@@ -141,9 +141,9 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner, command_line
 
-from ansible_collections.offload.testbed.plugins.module_utils import dpdk_devbind
-from ansible_collections.offload.testbed.plugins.module_utils import validate
-from ansible_collections.offload.testbed.plugins.module_utils.host_files import read_record, read_text
+from ansible_collections.offload.testbed.plugins.module_utils.prepare import dpdk_devbind
+from ansible_collections.offload.testbed.plugins.module_utils.host import validate
+from ansible_collections.offload.testbed.plugins.module_utils.host.files import read_record, read_text
 
 ARGUMENT_SPEC = dict(
     devices=dict(type='list', elements='dict', default=[], options=dict(

@@ -135,9 +135,9 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner
 
-from ansible_collections.offload.testbed.plugins.module_utils import hugepages
-from ansible_collections.offload.testbed.plugins.module_utils import validate
-from ansible_collections.offload.testbed.plugins.module_utils.host_files import read_record, read_text
+from ansible_collections.offload.testbed.plugins.module_utils.prepare import hugepages
+from ansible_collections.offload.testbed.plugins.module_utils.host import validate
+from ansible_collections.offload.testbed.plugins.module_utils.host.files import read_record, read_text
 
 ARGUMENT_SPEC = dict(
     pages=dict(type='list', elements='dict', default=[], options=dict(

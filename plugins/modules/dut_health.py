@@ -218,14 +218,14 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner
-from ansible_collections.offload.testbed.plugins.module_utils import validate
-from ansible_collections.offload.testbed.plugins.module_utils.bench_health import (
+from ansible_collections.offload.testbed.plugins.module_utils.host import validate
+from ansible_collections.offload.testbed.plugins.module_utils.bench.health import (
     hw_offload_on, is_kernel_datapath, kernel_datapath_ports, offloaded_summary, parse_pmd_stats_show, pmd_stats_command_error,
     parse_proc_stat, parse_task_stat)
-from ansible_collections.offload.testbed.plugins.module_utils.offload_facts import flow_counters
-from ansible_collections.offload.testbed.plugins.module_utils.ovsdb import parse_table, switch_model
-from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_features, parse_ethtool_info
-from ansible_collections.offload.testbed.plugins.module_utils.ovs_dpctl import parse_dump_flows
+from ansible_collections.offload.testbed.plugins.module_utils.bench.offload_facts import flow_counters
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ovsdb import parse_table, switch_model
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ethtool import parse_ethtool_features, parse_ethtool_info
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ovs_dpctl import parse_dump_flows
 
 # Where /proc is (the tests point it elsewhere).
 PROC = "/proc"

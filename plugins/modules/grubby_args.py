@@ -81,9 +81,9 @@ entries:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.offload.testbed.plugins.module_utils import boot_params as bp
-from ansible_collections.offload.testbed.plugins.module_utils import validate
-from ansible_collections.offload.testbed.plugins.module_utils.grubby import parse_grubby_info
+from ansible_collections.offload.testbed.plugins.module_utils.prepare import boot_params as bp
+from ansible_collections.offload.testbed.plugins.module_utils.host import validate
+from ansible_collections.offload.testbed.plugins.module_utils.parse.grubby import parse_grubby_info
 from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner, command_line
 
 

@@ -205,8 +205,9 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner, failure
-from ansible_collections.offload.testbed.plugins.module_utils import iperf3, validate
-from ansible_collections.offload.testbed.plugins.module_utils.netns import in_namespace
+from ansible_collections.offload.testbed.plugins.module_utils.generator import iperf3
+from ansible_collections.offload.testbed.plugins.module_utils.host import validate
+from ansible_collections.offload.testbed.plugins.module_utils.host.netns import in_namespace
 
 ARGUMENT_SPEC = dict(
     server=dict(type='str', required=True),

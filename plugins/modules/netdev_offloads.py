@@ -115,8 +115,8 @@ errors:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner, failure
-from ansible_collections.offload.testbed.plugins.module_utils import netdev_offloads as nd
-from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_features_detail
+from ansible_collections.offload.testbed.plugins.module_utils.datapath import netdev_offloads as nd
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ethtool import parse_ethtool_features_detail
 
 ARGUMENT_SPEC = dict(
     device=dict(type='str', required=True),

@@ -151,8 +151,9 @@ ovs_packets:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner
-from ansible_collections.offload.testbed.plugins.module_utils import netns, netns_exchange
-from ansible_collections.offload.testbed.plugins.module_utils.ovs_ofctl import parse_ofctl_port_stats
+from ansible_collections.offload.testbed.plugins.module_utils.host import netns
+from ansible_collections.offload.testbed.plugins.module_utils.topology import netns_exchange
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ovs_ofctl import parse_ofctl_port_stats
 
 ARGUMENT_SPEC = netns.argument_spec(
     server_namespace=dict(type="str", required=True),

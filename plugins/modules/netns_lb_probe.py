@@ -122,7 +122,8 @@ attempts:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.offload.testbed.plugins.module_utils import netns, netns_lb_probe
+from ansible_collections.offload.testbed.plugins.module_utils.host import netns
+from ansible_collections.offload.testbed.plugins.module_utils.topology import netns_lb_probe
 
 ARGUMENT_SPEC = netns.argument_spec(
     client_namespace=dict(type="str", required=True),

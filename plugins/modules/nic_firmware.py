@@ -181,10 +181,10 @@ import zipfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner, failure
-from ansible_collections.offload.testbed.plugins.module_utils import nic_firmware as nf
-from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_info
-from ansible_collections.offload.testbed.plugins.module_utils.flint import parse_flint_psid_mismatch, parse_flint_query
-from ansible_collections.offload.testbed.plugins.module_utils.mlxfwmanager import parse_mlxfwmanager, parse_mlxfwmanager_xml
+from ansible_collections.offload.testbed.plugins.module_utils.prepare import nic_firmware as nf
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ethtool import parse_ethtool_info
+from ansible_collections.offload.testbed.plugins.module_utils.parse.flint import parse_flint_psid_mismatch, parse_flint_query
+from ansible_collections.offload.testbed.plugins.module_utils.parse.mlxfwmanager import parse_mlxfwmanager, parse_mlxfwmanager_xml
 
 MELLANOX_VENDOR = '0x15b3'
 

@@ -142,11 +142,11 @@ notes:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner, failure
-from ansible_collections.offload.testbed.plugins.module_utils import validate
-from ansible_collections.offload.testbed.plugins.module_utils.bench_health import parse_pmd_stats_show, pmd_stats_command_error
-from ansible_collections.offload.testbed.plugins.module_utils.offload_facts import (
+from ansible_collections.offload.testbed.plugins.module_utils.host import validate
+from ansible_collections.offload.testbed.plugins.module_utils.bench.health import parse_pmd_stats_show, pmd_stats_command_error
+from ansible_collections.offload.testbed.plugins.module_utils.bench.offload_facts import (
     flow_counters, flows_by_dp, parse_conntrack, parse_queue_counters, parse_tc_filters, split_device, tc_summary)
-from ansible_collections.offload.testbed.plugins.module_utils.ovs_dpctl import parse_dump_flows
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ovs_dpctl import parse_dump_flows
 
 ARGUMENT_SPEC = {
     "dump_flows": {"type": "str", "choices": ["none", "offloaded", "all"], "default": "offloaded"},

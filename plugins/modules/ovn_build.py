@@ -228,7 +228,7 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner, command_line
-from ansible_collections.offload.testbed.plugins.module_utils import ovn_build as ob
+from ansible_collections.offload.testbed.plugins.module_utils.datapath import ovn_build as ob
 
 
 def argument_spec():

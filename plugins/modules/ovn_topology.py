@@ -422,7 +422,7 @@ import functools
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner
 
-from ansible_collections.offload.testbed.plugins.module_utils.ovn_topology import (
+from ansible_collections.offload.testbed.plugins.module_utils.topology.ovn import (
     ApplyError,
     apply_topology,
     argument_spec,

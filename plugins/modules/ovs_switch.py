@@ -193,11 +193,11 @@ restart_keys:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner
-from ansible_collections.offload.testbed.plugins.module_utils import ovs as ovs_plan
-from ansible_collections.offload.testbed.plugins.module_utils import validate as rules
-from ansible_collections.offload.testbed.plugins.module_utils.ovsdb import switch_model
-from ansible_collections.offload.testbed.plugins.module_utils.ethtool import OFFLOAD_FEATURES, parse_ethtool_features
-from ansible_collections.offload.testbed.plugins.module_utils.ip import parse_ip_addr_json
+from ansible_collections.offload.testbed.plugins.module_utils.datapath import ovs as ovs_plan
+from ansible_collections.offload.testbed.plugins.module_utils.host import validate as rules
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ovsdb import switch_model
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ethtool import OFFLOAD_FEATURES, parse_ethtool_features
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ip import parse_ip_addr_json
 
 PORT_SPEC = dict(
     name=dict(type="str", required=True, aliases=["port"]),

@@ -153,9 +153,9 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner
 
-from ansible_collections.offload.testbed.plugins.module_utils import sriov
-from ansible_collections.offload.testbed.plugins.module_utils import validate
-from ansible_collections.offload.testbed.plugins.module_utils.devlink import parse_devlink_ports, parse_devlink_ports_json
+from ansible_collections.offload.testbed.plugins.module_utils.prepare import sriov
+from ansible_collections.offload.testbed.plugins.module_utils.host import validate
+from ansible_collections.offload.testbed.plugins.module_utils.parse.devlink import parse_devlink_ports, parse_devlink_ports_json
 
 ARGUMENT_SPEC = dict(
     pf=dict(type='str', required=True),

@@ -537,7 +537,7 @@ searches:
     - Per frame size (with a list of O(flows), per frame size and flow count, C(profile.flows)), the profile, the number of
       repeats, the goals' bounds (frames/s, with C(generator_limited)), trials and trial seconds (over all repeats).
     - A goal's C(lower_bound) is the median over the repeats; beside it C(lower_bounds) (one per repeat), C(median), C(min),
-      C(max), C(spread) and, from 4 repeats, C(q1), C(q3) and C(riqr) (module_utils/bench_stats.py). With one repeat
+      C(max), C(spread) and, from 4 repeats, C(q1), C(q3) and C(riqr) (module_utils/bench/stats.py). With one repeat
       C(upper_bound) and C(lower_bound_trial) are the search's own.
     - C(latency) holds the latency trials (C(points), each with C(min_us), C(avg_us), C(max_us), C(jitter_us),
       C(percentiles_us), C(histogram), C(latency_sent), C(latency_received)) or why there are none (C(skipped)).

@@ -225,9 +225,9 @@ lab:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner, command_line
-from ansible_collections.offload.testbed.plugins.module_utils import virtual_lab as vl
-from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_features
-from ansible_collections.offload.testbed.plugins.module_utils.ip import parse_ip_addr_json, parse_ip_route_json, parse_netns_list
+from ansible_collections.offload.testbed.plugins.module_utils.topology import virtual_lab as vl
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ethtool import parse_ethtool_features
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ip import parse_ip_addr_json, parse_ip_route_json, parse_netns_list
 
 LINK_SPEC = dict(
     name=dict(type="str", required=True),

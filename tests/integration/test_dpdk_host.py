@@ -206,7 +206,7 @@ def devbind_status(root):
     out = subprocess.run([os.path.join(EMULATORS, "dpdk-devbind"), "--status-dev", "net"], env=env,
                          capture_output=True, text=True, check=True).stdout
     sys.path.insert(0, os.path.join(ROOT, "tests", "unit"))
-    from ansible_collections.offload.testbed.plugins.module_utils import dpdk_devbind  # pylint: disable=import-outside-toplevel
+    from ansible_collections.offload.testbed.plugins.module_utils.prepare import dpdk_devbind  # pylint: disable=import-outside-toplevel
     return dpdk_devbind.parse_status(out)
 
 

@@ -11,7 +11,9 @@ import os
 import subprocess
 import sys
 
-from ansible_collections.offload.testbed.plugins.module_utils.ovn_topology import parse_nb, plan, read_args, validate, write_args
+from ansible_collections.offload.testbed.plugins.module_utils.topology.ovn_nb import parse_nb, read_args, write_args
+from ansible_collections.offload.testbed.plugins.module_utils.topology.ovn_plan import plan
+from ansible_collections.offload.testbed.plugins.module_utils.topology.ovn_schema import validate
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 MAX_ARG_STRLEN = 128 * 1024

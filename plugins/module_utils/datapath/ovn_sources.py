@@ -37,8 +37,8 @@ import tarfile
 
 from ansible.module_utils.six.moves.http_client import HTTPException
 from ansible.module_utils.urls import ConnectionError as UrlsConnectionError, open_url
-from ansible_collections.offload.testbed.plugins.module_utils import ovn_build as ob
-from ansible_collections.offload.testbed.plugins.module_utils.host_files import read_text
+from ansible_collections.offload.testbed.plugins.module_utils.datapath import ovn_build as ob
+from ansible_collections.offload.testbed.plugins.module_utils.host.files import read_text
 
 ENV = 'OFFLOAD_TESTBED_SOURCES'
 SHARED = os.path.join('..', 'shared', 'sources')

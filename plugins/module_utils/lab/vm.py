@@ -33,7 +33,7 @@ import hashlib
 import json
 import os
 
-from ansible_collections.offload.testbed.plugins.module_utils.validate import int_in, mac_address, port_number, show
+from ansible_collections.offload.testbed.plugins.module_utils.host.validate import int_in, mac_address, port_number, show
 
 FW_CFG = "opt/offload.testbed"
 NIC_MODELS = ("igb", "virtio-net-pci", "e1000e")

@@ -20,7 +20,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.offload.testbed.plugins.module_utils.ovs import DATAPATHS, HEX_RE, truth
+from ansible_collections.offload.testbed.plugins.module_utils.datapath.ovs import DATAPATHS, HEX_RE, truth
 
 DEFAULT_DATAPATHS = ["doca", "system"]
 VARIANT_KEYS = ("name", "datapath", "other_config", "hw_offload", "uplink_type", "uplink_options", "pmd_cpu_mask")

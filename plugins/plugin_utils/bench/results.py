@@ -24,7 +24,7 @@ try:
 except ImportError:  # pragma: no cover - requirements.txt installs it
     jsonschema = None
 
-from ansible_collections.offload.testbed.plugins.module_utils.bench_schema import READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION
+from ansible_collections.offload.testbed.plugins.module_utils.bench.schema import READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION
 CSV_NAME = "results.csv"
 CSV_FIELDS = ("run_id", "datapath", "scenario", "protocol", "frame_size", "direction", "flows", "goal", "loss_ratio",
               "lower_bound_pps", "upper_bound_pps", "generator_limited", "trials", "trial_seconds", "finished", "repeat")

@@ -37,12 +37,12 @@ import os
 import socket
 import time
 
-from ansible_collections.offload.testbed.plugins.module_utils import bench_units as units
+from ansible_collections.offload.testbed.plugins.module_utils.bench import units
 
-from ansible_collections.offload.testbed.plugins.module_utils.bench_health import compare_health, cpu_use, health_summary
-from ansible_collections.offload.testbed.plugins.module_utils.bench_schema import report_file
-from ansible_collections.offload.testbed.plugins.module_utils.offload_facts import evidence_of, offload_use, rx_queue_use
-from ansible_collections.offload.testbed.plugins.module_utils.bench_stats import median, summarize_bounds
+from ansible_collections.offload.testbed.plugins.module_utils.bench.health import compare_health, cpu_use, health_summary
+from ansible_collections.offload.testbed.plugins.module_utils.bench.schema import report_file
+from ansible_collections.offload.testbed.plugins.module_utils.bench.offload_facts import evidence_of, offload_use, rx_queue_use
+from ansible_collections.offload.testbed.plugins.module_utils.bench.stats import median, summarize_bounds
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, GeneratorLost, LatencyUnsupported, SoakUnsupported
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.latency import has_latency, latency_points, reference_load, summarize
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import build_latency_frame, build_streams, profile, search_settings, searches_of

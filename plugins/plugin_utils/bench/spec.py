@@ -33,8 +33,8 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.offload.testbed.plugins.module_utils import validate
-from ansible_collections.offload.testbed.plugins.module_utils.validate import show_converted
+from ansible_collections.offload.testbed.plugins.module_utils.host import validate
+from ansible_collections.offload.testbed.plugins.module_utils.host.validate import show_converted
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.rfc9971 import PRESETS
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import DEFAULT_GOALS, GOAL_RANGES, goal_range, goal_value_ok, resolve_preset
 

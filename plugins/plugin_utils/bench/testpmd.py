@@ -40,7 +40,7 @@ import signal
 import subprocess
 import time
 
-from ansible_collections.offload.testbed.plugins.module_utils.netns import in_namespace
+from ansible_collections.offload.testbed.plugins.module_utils.host.netns import in_namespace
 
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, Generator, GeneratorLost, LatencyUnsupported, quiet_value
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import destination

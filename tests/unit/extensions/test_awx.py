@@ -23,7 +23,7 @@ import yaml
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from ansible_collections.offload.testbed.plugins.module_utils.ovs import DATAPATHS
+from ansible_collections.offload.testbed.plugins.module_utils.datapath.ovs import DATAPATHS
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import compare, spec
 
 import fake_awx

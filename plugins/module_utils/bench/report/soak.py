@@ -7,7 +7,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.offload.testbed.plugins.module_utils import bench_units as units
+from ansible_collections.offload.testbed.plugins.module_utils.bench import units
 
 NOTE = ("A soak is one long trial after the searches of a frame size, at the median conditional throughput (RFC 9971) of its goal "
         "over the repeats; the generator's counters are read every soak interval while it runs. \"holds\" says whether the loss "

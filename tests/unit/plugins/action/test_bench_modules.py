@@ -11,8 +11,8 @@ import os
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import bench_report as report
-from ansible_collections.offload.testbed.plugins.module_utils import bench_stats as stats
+from ansible_collections.offload.testbed.plugins.module_utils.bench.report import tables as report
+from ansible_collections.offload.testbed.plugins.module_utils.bench import stats
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import results as br
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import DEFAULT_GOALS, search
 from ansible_collections.offload.testbed.plugins.modules import bench_report as report_module
@@ -318,7 +318,7 @@ def test_dut_health_pmd_threads_skip_others_and_vanished_threads(monkeypatch, tm
 
 def test_dut_health_two_readings_give_the_trial_cpu_use(monkeypatch, tmp_path):
     """Before and after a trial, as trex_bench reads them: cpu_use of the two results, one call."""
-    from ansible_collections.offload.testbed.plugins.module_utils import bench_health as bh
+    from ansible_collections.offload.testbed.plugins.module_utils.bench import health as bh
 
     monkeypatch.setattr(dut_health, "read_pid", lambda pidfiles: (4457, 123456))
     monkeypatch.setattr(dut_health.AnsibleModule, "get_bin_path", lambda self, name, *args, **kwargs: None)

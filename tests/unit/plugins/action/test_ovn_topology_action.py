@@ -18,7 +18,8 @@ import pytest
 from ansible.errors import AnsibleActionFail
 
 from ansible_collections.offload.testbed.plugins.action import ovn_topology as action_mod
-from ansible_collections.offload.testbed.plugins.module_utils import ovn_topology as utils
+from ansible_collections.offload.testbed.plugins.module_utils.topology import ovn as utils
+from ansible_collections.offload.testbed.plugins.module_utils.topology import ovn_nb
 
 _MODULE_TESTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "modules")
 if _MODULE_TESTS not in sys.path:
@@ -157,7 +158,7 @@ def test_write_failure_reports_the_planned_commands():
 
 
 def test_an_argument_that_cannot_travel_on_stdin_runs_the_module(monkeypatch):
-    real = utils.write_args
+    real = ovn_nb.write_args
     monkeypatch.setattr(utils, "write_args", lambda commands: real(commands) + ["two\nlines"])
     action = make_action(seed_args(), {READ_CMD: (0, TABLE.NB_EMPTY, "")})
     result = action.run(task_vars={"inventory_hostname": "ovn-central"})

@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""DUT health of the bench (plugins/module_utils/bench_health.py) on real outputs."""
+"""DUT health of the bench (plugins/module_utils/bench/health.py) on real outputs."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -9,8 +9,8 @@ __metaclass__ = type
 import json
 import os
 
-from ansible_collections.offload.testbed.plugins.module_utils import bench_health as bh
-from ansible_collections.offload.testbed.plugins.module_utils.ovs_dpctl import parse_dump_flows
+from ansible_collections.offload.testbed.plugins.module_utils.bench import health as bh
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ovs_dpctl import parse_dump_flows
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))

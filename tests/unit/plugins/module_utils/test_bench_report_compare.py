@@ -1,5 +1,5 @@
 """bench_report's compare: two or more different labels, the last the baseline."""
-from ansible_collections.offload.testbed.plugins.module_utils import bench_report as report
+from ansible_collections.offload.testbed.plugins.module_utils.bench.report import tables as report
 
 
 def test_two_different_labels_are_good():

@@ -1,8 +1,8 @@
 """bench_report_conditions: what the results files carry to reproduce a number, per datapath label and per run."""
 import copy
 
-from ansible_collections.offload.testbed.plugins.module_utils import bench_report_conditions as conditions
-from ansible_collections.offload.testbed.plugins.module_utils.bench_report_render import Code
+from ansible_collections.offload.testbed.plugins.module_utils.bench.report import conditions
+from ansible_collections.offload.testbed.plugins.module_utils.bench.report.render import Code
 
 CMDLINE = "BOOT_IMAGE=(hd0,gpt2)/vmlinuz-5.14.0-611.47.1.sl9_7^2.x86_64 intel_iommu=on iommu=pt default_hugepagesz=1G hugepagesz=1G hugepages=32 " \
           "nohz_full=2-15,34-47 rcu_nocbs=2-15,34-47"
@@ -122,7 +122,7 @@ def test_hw_tc_offload_of_the_kernel_datapaths_ports():
 
 
 def test_a_comparison_falls_back_to_lower_bounds_when_a_side_has_no_conditional_throughput():
-    from ansible_collections.offload.testbed.plugins.module_utils import bench_report  # pylint: disable=import-outside-toplevel
+    from ansible_collections.offload.testbed.plugins.module_utils.bench.report import tables as bench_report  # pylint: disable=import-outside-toplevel
     summary = {"lower_bounds": [2.0, 2.0], "repeats": 2, "generator_limited": False, "generator_limited_repeats": 0}
     row = {"lower_bound": 2.0, "repeats": 2, "repeats_planned": 2, "summary": summary, "generator_limited": False}
     newer = dict(row, conditional_throughputs=[1.9, 1.9])

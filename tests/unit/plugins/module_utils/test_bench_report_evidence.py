@@ -7,9 +7,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.offload.testbed.plugins.module_utils import bench_report_evidence as ev
-from ansible_collections.offload.testbed.plugins.module_utils import offload_facts as of
-from ansible_collections.offload.testbed.plugins.module_utils.ovs_dpctl import parse_dump_flows
+from ansible_collections.offload.testbed.plugins.module_utils.bench.report import evidence as ev
+from ansible_collections.offload.testbed.plugins.module_utils.bench import offload_facts as of
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ovs_dpctl import parse_dump_flows
 from ansible_collections.offload.testbed.tests.unit.plugins.module_utils.tool_fixtures import fixture as tool_fixture
 
 

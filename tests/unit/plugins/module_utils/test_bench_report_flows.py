@@ -10,9 +10,9 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import bench_report as report
-from ansible_collections.offload.testbed.plugins.module_utils import bench_report_plots as plots
-from ansible_collections.offload.testbed.plugins.module_utils.bench_report_render import markdown, to_html
+from ansible_collections.offload.testbed.plugins.module_utils.bench.report import tables as report
+from ansible_collections.offload.testbed.plugins.module_utils.bench.report import plots
+from ansible_collections.offload.testbed.plugins.module_utils.bench.report.render import markdown, to_html
 from ansible_collections.offload.testbed.tests.unit.plugins.plugin_utils.bench.test_bench_flow_scale import FlowScaledGenerator, capacity_at
 from ansible_collections.offload.testbed.tests.unit.plugins.plugin_utils.bench.test_bench_run import bench, on_disk
 

@@ -1,5 +1,5 @@
 """bench_report_latency: the histogram range of the 99th percentile, and the latency table that shows it."""
-from ansible_collections.offload.testbed.plugins.module_utils import bench_report_latency as latency
+from ansible_collections.offload.testbed.plugins.module_utils.bench.report import latency
 
 
 def test_bucket_ranges_have_one_significant_digit():

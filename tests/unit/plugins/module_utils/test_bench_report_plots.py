@@ -1,7 +1,7 @@
 """bench_report_plots: the loss plot's window around the bounds, its symlog threshold and goal lines; the bars' values."""
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import bench_report_plots as plots
+from ansible_collections.offload.testbed.plugins.module_utils.bench.report import plots
 
 
 def search(goals, trials, repeat=0):

@@ -1,5 +1,5 @@
 """bench_report_render: one set of tables, rendered as Markdown and as HTML."""
-from ansible_collections.offload.testbed.plugins.module_utils import bench_report_render as render
+from ansible_collections.offload.testbed.plugins.module_utils.bench.report import render
 
 TABLE = ("Bounds", ["label", "rate", "note", "cmdline"],
          [["a|b", "1.00 Mpps", "", render.Code("x" * 70)], ["c", "-", "generator-limited", render.Code("quiet")]], ["How to read it."])

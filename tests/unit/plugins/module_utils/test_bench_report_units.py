@@ -1,7 +1,7 @@
 """bench_units: rates in frames/s, Gbps at the frame size, share of line rate; the values worked out by hand."""
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import bench_units as units
+from ansible_collections.offload.testbed.plugins.module_utils.bench import units
 
 
 def test_gbps_on_the_wire_counts_preamble_and_gap():

@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Statistics of repeated searches (plugins/module_utils/bench_stats.py); every expected number is worked out by hand."""
+"""Statistics of repeated searches (plugins/module_utils/bench/stats.py); every expected number is worked out by hand."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import bench_stats as stats
+from ansible_collections.offload.testbed.plugins.module_utils.bench import stats
 
 
 def test_quantiles_interpolate_linearly_between_the_sorted_values():

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""plugins/module_utils/boot_params.py: the arguments, the grubby plan over
+"""plugins/module_utils/prepare/boot_params.py: the arguments, the grubby plan over
 the verbatim grubby fixture (replayed through the grubby emulator's own
 update rules), the refusals and the after-reboot check."""
 
@@ -15,9 +15,9 @@ import os
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import boot_params as bp
-from ansible_collections.offload.testbed.plugins.module_utils.cpulist import parse_cpulist
-from ansible_collections.offload.testbed.plugins.module_utils.grubby import parse_grubby_info
+from ansible_collections.offload.testbed.plugins.module_utils.prepare import boot_params as bp
+from ansible_collections.offload.testbed.plugins.module_utils.host.cpulist import parse_cpulist
+from ansible_collections.offload.testbed.plugins.module_utils.parse.grubby import parse_grubby_info
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
 FIXTURE = os.path.join(ROOT, 'tests', 'fixtures', 'grubby_info_all_fedora37.txt')

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Unit tests for plugins/module_utils/cpulist.py: kernel cpulists and hyper-thread siblings."""
+"""Unit tests for plugins/module_utils/host/cpulist.py: kernel cpulists and hyper-thread siblings."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -9,7 +9,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import cpulist as cpulists
+from ansible_collections.offload.testbed.plugins.module_utils.host import cpulist as cpulists
 
 
 def _siblings_2x16x2():

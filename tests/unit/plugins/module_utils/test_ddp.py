@@ -7,8 +7,8 @@ import struct
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import ddp
-from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_info
+from ansible_collections.offload.testbed.plugins.module_utils.prepare import ddp
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ethtool import parse_ethtool_info
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 FIXTURES = os.path.join(ROOT, "tests", "unit", "plugins", "modules", "fixtures", "ddp")

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Unit tests for plugins/module_utils/devlink.py: eswitch and ports, as text and JSON.
+"""Unit tests for plugins/module_utils/parse/devlink.py: eswitch and ports, as text and JSON.
 
 Which texts are captured and which are variants: see tool_fixtures.py.
 """
@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils.devlink import (
+from ansible_collections.offload.testbed.plugins.module_utils.parse.devlink import (
     parse_devlink_eswitch, parse_devlink_eswitch_json, parse_devlink_ports, parse_devlink_ports_json)
 from ansible_collections.offload.testbed.tests.unit.plugins.module_utils.tool_fixtures import fixture
 

@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from ansible.module_utils import basic
-from ansible_collections.offload.testbed.plugins.module_utils import doca_host as dh
+from ansible_collections.offload.testbed.plugins.module_utils.prepare import doca_host as dh
 from ansible_collections.offload.testbed.plugins.modules import doca_host_packages
 from ansible_collections.offload.testbed.plugins.modules import doca_kernel_support
 

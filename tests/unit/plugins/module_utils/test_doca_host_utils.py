@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Unit tests for plugins/module_utils/doca_host.py.
+"""Unit tests for plugins/module_utils/prepare/doca_host.py.
 
 The KVERS_PACK fix is run by bash here: the fixed line must give, for every
 kernel release, exactly the ``pack`` of ``doca_kernel_names``.
@@ -16,8 +16,8 @@ import subprocess
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import doca_host as dh
-from ansible_collections.offload.testbed.plugins.module_utils.doca_kernel import doca_kernel_names
+from ansible_collections.offload.testbed.plugins.module_utils.prepare import doca_host as dh
+from ansible_collections.offload.testbed.plugins.module_utils.prepare.doca_kernel import doca_kernel_names
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
 EMULATOR = os.path.join(ROOT, 'tests', 'emulators', 'doca', 'doca-kernel-support')

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Unit tests for plugins/module_utils/doca_kernel.py: the names doca-kernel-support gives a kernel release."""
+"""Unit tests for plugins/module_utils/prepare/doca_kernel.py: the names doca-kernel-support gives a kernel release."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -9,7 +9,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils.doca_kernel import doca_kernel_names
+from ansible_collections.offload.testbed.plugins.module_utils.prepare.doca_kernel import doca_kernel_names
 
 
 def test_doca_kernel_names_caret_of_the_reference_bench():

@@ -1,7 +1,7 @@
-"""module_utils/dpdk_devbind.py on real outputs: dpdk-devbind.py --status and ip -j of this machine."""
+"""module_utils/prepare/dpdk_devbind.py on real outputs: dpdk-devbind.py --status and ip -j of this machine."""
 import os
 
-from ansible_collections.offload.testbed.plugins.module_utils import dpdk_devbind
+from ansible_collections.offload.testbed.plugins.module_utils.prepare import dpdk_devbind
 
 FIXTURES = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures"))
 

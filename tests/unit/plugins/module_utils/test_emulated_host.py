@@ -1,12 +1,12 @@
-"""The guard of the virtual lab's host stages (module_utils/emulated_host.py)
-and the inventory's placeholders (module_utils/inventory_check.py)."""
+"""The guard of the virtual lab's host stages (module_utils/host/emulated.py)
+and the inventory's placeholders (module_utils/host/inventory.py)."""
 import os
 
 import pytest
 import yaml
 
-from ansible_collections.offload.testbed.plugins.module_utils import emulated_host as eh
-from ansible_collections.offload.testbed.plugins.module_utils import inventory_check
+from ansible_collections.offload.testbed.plugins.module_utils.host import emulated as eh
+from ansible_collections.offload.testbed.plugins.module_utils.host import inventory as inventory_check
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 HW = "/lab/.tmp/virtual-lab/hardware/lab-dut"

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Unit tests for plugins/module_utils/flint.py: ``flint q`` and the PSID mismatch error.
+"""Unit tests for plugins/module_utils/parse/flint.py: ``flint q`` and the PSID mismatch error.
 
 Which texts are captured and which are variants: see tool_fixtures.py.
 """
@@ -12,7 +12,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils.flint import parse_flint_psid_mismatch, parse_flint_query
+from ansible_collections.offload.testbed.plugins.module_utils.parse.flint import parse_flint_psid_mismatch, parse_flint_query
 from ansible_collections.offload.testbed.tests.unit.plugins.module_utils.tool_fixtures import fixture
 
 

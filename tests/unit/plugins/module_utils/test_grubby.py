@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Unit tests for plugins/module_utils/grubby.py: ``grubby --info=ALL``.
+"""Unit tests for plugins/module_utils/parse/grubby.py: ``grubby --info=ALL``.
 
 Which texts are captured and which are variants: see tool_fixtures.py.
 """
@@ -12,7 +12,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils.grubby import parse_grubby_info
+from ansible_collections.offload.testbed.plugins.module_utils.parse.grubby import parse_grubby_info
 from ansible_collections.offload.testbed.tests.unit.plugins.module_utils.tool_fixtures import fixture
 
 

@@ -1,5 +1,5 @@
-"""module_utils.host_files: a file that is not there reads as the default, a record as {}."""
-from ansible_collections.offload.testbed.plugins.module_utils.host_files import read_record, read_text
+"""module_utils.host.files: a file that is not there reads as the default, a record as {}."""
+from ansible_collections.offload.testbed.plugins.module_utils.host.files import read_record, read_text
 
 
 def test_a_file_reads_as_its_text_and_a_missing_one_as_the_default(tmp_path):

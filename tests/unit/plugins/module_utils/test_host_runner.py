@@ -10,7 +10,7 @@ from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import 
 RUNNER = os.path.join("plugins", "module_utils", "host", "runner.py")
 # Programs that cannot go through run_command, and why.
 BACKGROUND = {
-    os.path.join("plugins", "module_utils", "iperf3.py"): "the one-off iperf3 server runs in the background while the client runs",
+    os.path.join("plugins", "module_utils", "generator", "iperf3.py"): "the one-off iperf3 server runs in the background while the client runs",
 }
 
 

@@ -1,9 +1,9 @@
-"""module_utils/hugepages.py: parsers on this machine's real files, the checks on their messages, the plans."""
+"""module_utils/prepare/hugepages.py: parsers on this machine's real files, the checks on their messages, the plans."""
 import os
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import hugepages
+from ansible_collections.offload.testbed.plugins.module_utils.prepare import hugepages
 
 FIXTURES = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures"))
 

@@ -1,14 +1,14 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Unit tests for plugins/module_utils/ip.py, on outputs captured from a lab
+"""Unit tests for plugins/module_utils/parse/ip.py, on outputs captured from a lab
 the virtual_lab_net module built (tests/unit/plugins/modules/fixtures/virtual_lab)."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.offload.testbed.plugins.module_utils.ip import parse_ip_addr_json, parse_ip_route_json, parse_netns_list
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ip import parse_ip_addr_json, parse_ip_route_json, parse_netns_list
 from ansible_collections.offload.testbed.tests.unit.plugins.module_utils.tool_fixtures import lab_fixture as read
 
 

@@ -30,7 +30,7 @@ import os
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import iperf3
+from ansible_collections.offload.testbed.plugins.module_utils.generator import iperf3
 
 FIXTURES = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', 'modules', 'fixtures'))
 TCP_REPORTS = ['iperf3_3.12_tcp_p2_loopback.json', 'iperf3_3.12_tcp_p2_mss1400_omit1_loopback.json']

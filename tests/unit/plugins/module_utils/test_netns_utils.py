@@ -1,4 +1,4 @@
-"""module_utils.netns: functions run in forked children inside network namespaces."""
+"""module_utils.host.netns: functions run in forked children inside network namespaces."""
 import os
 import signal
 import socket
@@ -6,10 +6,10 @@ import time
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import netns
-from ansible_collections.offload.testbed.plugins.module_utils import netns_exchange
-from ansible_collections.offload.testbed.plugins.module_utils import validate
-from ansible_collections.offload.testbed.plugins.module_utils.netns import NetnsError
+from ansible_collections.offload.testbed.plugins.module_utils.host import netns
+from ansible_collections.offload.testbed.plugins.module_utils.topology import netns_exchange
+from ansible_collections.offload.testbed.plugins.module_utils.host import validate
+from ansible_collections.offload.testbed.plugins.module_utils.host.netns import NetnsError
 from ansible_collections.offload.testbed.tests.unit.plugins.modules.udp_peer import UdpPeer, veth_namespaces
 
 

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Unit tests for plugins/module_utils/nic_firmware.py over the verbatim
+"""Unit tests for plugins/module_utils/prepare/nic_firmware.py over the verbatim
 outputs in tests/fixtures (see tests/fixtures/SOURCES.md)."""
 
 from __future__ import absolute_import, division, print_function
@@ -12,11 +12,11 @@ import os
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import nic_firmware as nf
-from ansible_collections.offload.testbed.plugins.module_utils import validate
-from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_info
-from ansible_collections.offload.testbed.plugins.module_utils.flint import parse_flint_query
-from ansible_collections.offload.testbed.plugins.module_utils.mlxfwmanager import parse_mlxfwmanager
+from ansible_collections.offload.testbed.plugins.module_utils.prepare import nic_firmware as nf
+from ansible_collections.offload.testbed.plugins.module_utils.host import validate
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ethtool import parse_ethtool_info
+from ansible_collections.offload.testbed.plugins.module_utils.parse.flint import parse_flint_query
+from ansible_collections.offload.testbed.plugins.module_utils.parse.mlxfwmanager import parse_mlxfwmanager
 
 FIXTURES = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', 'fixtures'))
 
@@ -298,7 +298,7 @@ def test_bundle_argv_query_and_update():
 
 
 def test_bundle_facts_from_the_recorded_xml_query():
-    from ansible_collections.offload.testbed.plugins.module_utils.mlxfwmanager import parse_mlxfwmanager_xml
+    from ansible_collections.offload.testbed.plugins.module_utils.parse.mlxfwmanager import parse_mlxfwmanager_xml
     devices = parse_mlxfwmanager_xml(fixture('mlxfwmanager_query_xml_cx6lx_update_required.xml'))
     facts = nf.bundle_facts({'path': '/fw/b', 'key': 'image', 'kind': 'program'}, 'MT_0000000575', devices)
     assert (facts['psid'], facts['fw_version'], facts['status'], facts['unread']) == ('MT_0000000575', '26.43.1014', 'Update required', False)

@@ -9,8 +9,8 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.offload.testbed.plugins.module_utils import offload_facts as of
-from ansible_collections.offload.testbed.plugins.module_utils.ovs_dpctl import parse_dump_flows
+from ansible_collections.offload.testbed.plugins.module_utils.bench import offload_facts as of
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ovs_dpctl import parse_dump_flows
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "..", "modules", "fixtures", "offload_facts")

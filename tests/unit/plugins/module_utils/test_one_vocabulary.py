@@ -1,11 +1,11 @@
-"""One validation vocabulary: no file under plugins/ keeps a private copy of a module_utils/validate helper."""
+"""One validation vocabulary: no file under plugins/ keeps a private copy of a module_utils/host/validate helper."""
 import ast
 import os
 
-from ansible_collections.offload.testbed.plugins.module_utils import validate
+from ansible_collections.offload.testbed.plugins.module_utils.host import validate
 from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import plugin_walk
 
-VALIDATE = os.path.join("plugins", "module_utils", "validate.py")
+VALIDATE = os.path.join("plugins", "module_utils", "host", "validate.py")
 HELPERS = set(name for name, value in vars(validate).items() if callable(value) and not name.startswith("_")
               and getattr(value, "__module__", None) == validate.__name__)
 

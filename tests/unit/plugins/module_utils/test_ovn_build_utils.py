@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Unit tests for plugins/module_utils/ovn_build.py: version strings as the
+"""Unit tests for plugins/module_utils/datapath/ovn_build.py: version strings as the
 tools print them (tests/fixtures), the tag choice, source identities of real
 tarballs and trees, the records and the plan."""
 
@@ -16,7 +16,7 @@ import tarfile
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import ovn_build as ob
+from ansible_collections.offload.testbed.plugins.module_utils.datapath import ovn_build as ob
 from ansible_collections.offload.testbed.plugins.module_utils.datapath import ovn_sources
 from ansible_collections.offload.testbed.plugins.module_utils.host.runner import command_line
 

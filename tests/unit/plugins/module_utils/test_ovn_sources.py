@@ -26,7 +26,7 @@ import tarfile
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import ovn_build as ob
+from ansible_collections.offload.testbed.plugins.module_utils.datapath import ovn_build as ob
 from ansible_collections.offload.testbed.plugins.module_utils.datapath import ovn_sources as src
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))

@@ -9,7 +9,8 @@ import os
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import ovn_topology as ot
+from ansible_collections.offload.testbed.plugins.module_utils.topology import ovn as ot
+from ansible_collections.offload.testbed.plugins.module_utils.topology import ovn_schema
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "modules", "fixtures", "ovn_topology")
 
@@ -25,8 +26,8 @@ def seed():
 
 
 def errors_of(params):
-    with pytest.raises(ot.TopologyError) as exc:
-        ot.validate(params)
+    with pytest.raises(ovn_schema.TopologyError) as exc:
+        ovn_schema.validate(params)
     return exc.value.errors
 
 
@@ -56,11 +57,11 @@ def test_vlan_tag_outside_1_4094_is_refused(switch, port, tag):
 def test_vlan_tags_1_to_4094_are_accepted(tag):
     params = seed()
     params["switches"][1]["ports"][0]["tag"] = tag
-    assert ot.validate(params)["switches"]["external"]["ports"]["internet"]["tag"] == int(tag)
+    assert ovn_schema.validate(params)["switches"]["external"]["ports"]["internet"]["tag"] == int(tag)
 
 
 def test_vlan_tag_message_is_the_shared_rule():
-    from ansible_collections.offload.testbed.plugins.module_utils.validate import vlan_id
+    from ansible_collections.offload.testbed.plugins.module_utils.host.validate import vlan_id
     params = seed()
     params["switches"][1]["ports"][1]["tag"] = 0
     assert errors_of(params) == [vlan_id("switches[external].ports[downlink].tag", 0)]
@@ -125,7 +126,7 @@ def test_a_discard_route_does_not_reach_the_address():
 def test_nat_rules_the_router_can_deliver_are_accepted(change):
     params = seed()
     change(params)
-    assert ot.validate(params)["routers"]["lr0"]["nat"]
+    assert ovn_schema.validate(params)["routers"]["lr0"]["nat"]
 
 
 def test_ipv6_nat_needs_an_ipv6_network_or_route():
@@ -133,7 +134,7 @@ def test_ipv6_nat_needs_an_ipv6_network_or_route():
     params["routers"][0]["nat"] = [nat("dnat_and_snat", "fd00:18::188", "fd00:16::188")]
     assert errors_of(params)[0].startswith("routers[lr0].nat[0].logical_ip: fd00:16::188 is in no network of router lr0")
     params["routers"][0]["ports"][0]["networks"].append("fd00:16::1/64")
-    assert ot.validate(params)["routers"]["lr0"]["nat"]
+    assert ovn_schema.validate(params)["routers"]["lr0"]["nat"]
 
 
 def test_every_error_is_reported_at_once_with_its_path():
@@ -207,13 +208,13 @@ def test_external_ip_that_is_a_router_port_address_is_refused(ntype, external_ip
 def test_external_ips_the_gateway_can_receive_are_accepted(change):
     params = seed()
     change(params)
-    assert ot.validate(params)["routers"]["lr0"]["nat"]
+    assert ovn_schema.validate(params)["routers"]["lr0"]["nat"]
 
 
 # -- MAC addresses: unicast only (the shared rule of validate.py) ---------------------------------
 
 def test_multicast_router_port_mac_is_refused():
-    from ansible_collections.offload.testbed.plugins.module_utils.validate import mac_address
+    from ansible_collections.offload.testbed.plugins.module_utils.host.validate import mac_address
     params = seed()
     params["routers"][0]["ports"][0]["mac"] = "01:00:00:00:ff:01"
     assert errors_of(params) == [mac_address("routers[lr0].ports[p1].mac", "01:00:00:00:ff:01")]
@@ -226,7 +227,7 @@ def test_multicast_router_port_mac_is_refused():
     ("00:00:00:00:00:00 192.168.0.3", "00:00:00:00:00:00"),
 ])
 def test_multicast_or_zero_switch_port_mac_is_refused(entry, mac):
-    from ansible_collections.offload.testbed.plugins.module_utils.validate import mac_address
+    from ansible_collections.offload.testbed.plugins.module_utils.host.validate import mac_address
     params = seed()
     params["switches"][0]["ports"][0]["addresses"] = [entry]
     assert errors_of(params) == [mac_address("switches[sw0].ports[port1].addresses[0]", mac)]
@@ -237,7 +238,7 @@ def test_multicast_or_zero_switch_port_mac_is_refused(entry, mac):
 def test_address_keywords_and_unicast_macs_are_accepted(addresses):
     params = seed()
     params["switches"][0]["ports"][0]["addresses"] = addresses
-    assert ot.validate(params)["switches"]["sw0"]["ports"]["port1"]["addresses"] == sorted(addresses)
+    assert ovn_schema.validate(params)["switches"]["sw0"]["ports"]["port1"]["addresses"] == sorted(addresses)
 
 
 # -- names ------------------------------------------------------------------------------------------
@@ -282,4 +283,4 @@ def test_a_load_balancer_name_with_white_space_is_refused_and_its_references_wit
 def test_names_with_blanks_inside_are_kept():
     params = seed()
     params["switches"][0]["name"] = "web tier"
-    ot.validate(params)
+    ovn_schema.validate(params)

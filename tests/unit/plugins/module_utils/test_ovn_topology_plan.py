@@ -6,10 +6,12 @@ NB_SEED is the real ``ovn-nbctl --format=json`` read after applying the referenc
 topology (see test_ovn_topology_utils.py)."""
 import copy
 
-from ansible_collections.offload.testbed.plugins.module_utils import ovn_topology_plan as otp
-from ansible_collections.offload.testbed.plugins.module_utils import ovn_topology as ot
+from ansible_collections.offload.testbed.plugins.module_utils.topology import ovn_plan as otp
+from ansible_collections.offload.testbed.plugins.module_utils.topology import ovn_nb
+from ansible_collections.offload.testbed.plugins.module_utils.topology import ovn_plan
+from ansible_collections.offload.testbed.plugins.module_utils.topology import ovn_schema
 from ansible_collections.offload.testbed.tests.unit.plugins.module_utils.test_ovn_topology_utils import NB_EMPTY, NB_SEED, SEED
-STATE = ot.parse_nb(NB_SEED)
+STATE = ovn_nb.parse_nb(NB_SEED)
 UUID = dict(((kind, row["name"]), uuid) for kind in ("switch_ports", "router_ports", "routers", "switches")
             for uuid, row in STATE[kind].items())
 
@@ -35,7 +37,7 @@ def test_summary_counts_distinct_rows_of_the_commands():
 
 
 def test_every_planned_command_is_typed():
-    planner = otp._Planner(ot.validate(SEED), ot.parse_nb(NB_EMPTY), False)
+    planner = otp._Planner(ovn_schema.validate(SEED), ovn_nb.parse_nb(NB_EMPTY), False)
     planner.plan_top(otp.LOAD_BALANCERS, planner.plan_load_balancer)
     planner.plan_top(otp.ROUTERS, planner.plan_parent)
     planner.plan_top(otp.SWITCHES, planner.plan_parent)
@@ -55,7 +57,7 @@ def test_a_moved_and_changed_port_counts_once():
     port1 = params["switches"][0]["ports"].pop(0)
     port1["addresses"] = ["50:54:00:00:00:01 192.168.0.30"]
     params["switches"][1]["ports"].append(port1)
-    result = ot.plan(ot.validate(params), STATE)
+    result = ovn_plan.plan(ovn_schema.validate(params), STATE)
     uuid = UUID[("switch_ports", "port1")]
     assert result["commands"] == [
         ["remove", "Logical_Switch", "sw0", "ports", uuid],
@@ -76,7 +78,7 @@ def _ext_gw_on_its_own_router():
 
 
 def test_a_router_port_moves_to_a_new_router_in_the_same_transaction():
-    result = ot.plan(ot.validate(_ext_gw_on_its_own_router()), STATE)
+    result = ovn_plan.plan(ovn_schema.validate(_ext_gw_on_its_own_router()), STATE)
     uuid = UUID[("router_ports", "ext_gw")]
     assert result["commands"] == [
         ["remove", "Logical_Router", "lr0", "ports", uuid],
@@ -89,7 +91,7 @@ def test_a_router_port_moves_to_a_new_router_in_the_same_transaction():
 
 
 def test_with_purge_the_moved_router_port_is_not_also_deleted():
-    result = ot.plan(ot.validate(_ext_gw_on_its_own_router()), STATE, purge=True)
+    result = ovn_plan.plan(ovn_schema.validate(_ext_gw_on_its_own_router()), STATE, purge=True)
     route = [u for u in STATE["routers"][UUID[("routers", "lr0")]]["static_routes"]
              if STATE["static_routes"][u]["key"][2] == "10.20.0.3"]
     assert result["commands"] == [
@@ -107,7 +109,7 @@ def test_with_purge_the_moved_router_port_is_not_also_deleted():
 def test_undeclared_gateway_chassis_go_even_without_purge():
     params = seed()
     params["routers"][0]["ports"][1]["gateway_chassis"] = [{"chassis": "chassis-2", "priority": 5}]
-    result = ot.plan(ot.validate(params), STATE)
+    result = ovn_plan.plan(ovn_schema.validate(params), STATE)
     gc = STATE["router_ports"][UUID[("router_ports", "ext_gw")]]["gateway_chassis"]
     assert result["commands"] == [
         ["--id=@gc0", "create", "Gateway_Chassis", "name=ext_gw-chassis-2", "chassis_name=chassis-2", "priority=5"],

@@ -23,7 +23,10 @@ import os
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import ovn_topology as ot
+from ansible_collections.offload.testbed.plugins.module_utils.topology import ovn_addr
+from ansible_collections.offload.testbed.plugins.module_utils.topology import ovn_nb
+from ansible_collections.offload.testbed.plugins.module_utils.topology import ovn_plan
+from ansible_collections.offload.testbed.plugins.module_utils.topology import ovn_schema
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "modules", "fixtures", "ovn_topology")
 
@@ -79,7 +82,7 @@ PURGE_COMMANDS = [
 
 
 def summary(**counts):
-    out = dict((kind, {"created": 0, "updated": 0, "deleted": 0}) for kind in ot.SUMMARY_KINDS)
+    out = dict((kind, {"created": 0, "updated": 0, "deleted": 0}) for kind in ovn_plan.SUMMARY_KINDS)
     for key, value in counts.items():
         kind, what = key.rsplit("_", 1)
         out[kind][what] = value
@@ -91,7 +94,7 @@ def seed():
 
 
 def plan_for(params, nb_text, purge=False):
-    return ot.plan(ot.validate(params), ot.parse_nb(nb_text), purge)
+    return ovn_plan.plan(ovn_schema.validate(params), ovn_nb.parse_nb(nb_text), purge)
 
 
 # --------------------------------------------------------------------------
@@ -99,29 +102,29 @@ def plan_for(params, nb_text, purge=False):
 # --------------------------------------------------------------------------
 
 def test_read_args_lists_every_table_once():
-    args = ot.read_args()
+    args = ovn_nb.read_args()
     assert args[0] == "--format=json"
-    assert args.count("list") == len(ot.READ_COLUMNS) == 8
+    assert args.count("list") == len(ovn_nb.READ_COLUMNS) == 8
     assert args[1:5] == ["--", "--columns=_uuid,name,ports,load_balancer", "list", "Logical_Switch"]
 
 
 def test_base_args_db_tls_timeout():
-    assert ot.base_args("/usr/bin/ovn-nbctl") == ["/usr/bin/ovn-nbctl"]
-    assert ot.base_args("ovn-nbctl", "ssl:10.10.0.4:6641", "/k.pem", "/c.pem", "/ca.pem", 30) == [
+    assert ovn_nb.base_args("/usr/bin/ovn-nbctl") == ["/usr/bin/ovn-nbctl"]
+    assert ovn_nb.base_args("ovn-nbctl", "ssl:10.10.0.4:6641", "/k.pem", "/c.pem", "/ca.pem", 30) == [
         "ovn-nbctl", "--db=ssl:10.10.0.4:6641", "-p", "/k.pem", "-c", "/c.pem", "-C", "/ca.pem", "--timeout=30"]
 
 
 def test_write_args_joins_commands_with_double_dash():
-    assert ot.write_args([["ls-add", "a"], ["ls-add", "b"]]) == ["--", "ls-add", "a", "--", "ls-add", "b"]
+    assert ovn_nb.write_args([["ls-add", "a"], ["ls-add", "b"]]) == ["--", "ls-add", "a", "--", "ls-add", "b"]
 
 
 def test_parse_empty():
-    state = ot.parse_nb(NB_EMPTY)
+    state = ovn_nb.parse_nb(NB_EMPTY)
     assert all(state[kind] == {} for kind in state)
 
 
 def test_parse_seed():
-    state = ot.parse_nb(NB_SEED)
+    state = ovn_nb.parse_nb(NB_SEED)
     ports = dict((row["name"], row) for row in state["switch_ports"].values())
     assert ports["port1"]["addresses"] == ["50:54:00:00:00:01 192.168.0.3"]
     assert ports["port1"]["type"] == "" and ports["port1"]["tag"] is None
@@ -144,7 +147,7 @@ def test_parse_seed():
 
 def test_parse_rejects_truncated_output():
     with pytest.raises(ValueError):
-        ot.parse_nb(NB_SEED.split("\n", 1)[0])
+        ovn_nb.parse_nb(NB_SEED.split("\n", 1)[0])
 
 
 # --------------------------------------------------------------------------
@@ -342,18 +345,18 @@ def test_normalised_forms_compare_equal():
 
 
 def test_command_text_quotes_for_the_shell():
-    assert ot.command_text(["--id=@lsp2", "create", "Logical_Switch_Port", "name=port1",
+    assert ovn_nb.command_text(["--id=@lsp2", "create", "Logical_Switch_Port", "name=port1",
                             'addresses=["50:54:00:00:00:01 192.168.0.3"]']) == \
         "--id=@lsp2 create Logical_Switch_Port name=port1 'addresses=[\"50:54:00:00:00:01 192.168.0.3\"]'"
 
 
 def test_ambiguous_names_are_referenced_by_uuid():
-    state = ot.parse_nb(NB_SEED)
+    state = ovn_nb.parse_nb(NB_SEED)
     dup = dict(state["load_balancers"]["fa8089c1-23c7-4921-b406-1d1297c29cc2"], uuid="00000000-0000-0000-0000-000000000001")
     state["load_balancers"][dup["uuid"]] = dup
     params = seed()
     params["load_balancers"][0]["protocol"] = "udp"
-    result = ot.plan(ot.validate(params), state, purge=True)
+    result = ovn_plan.plan(ovn_schema.validate(params), state, purge=True)
     assert result["commands"] == [
         ["set", "Load_Balancer", "00000000-0000-0000-0000-000000000001", "protocol=udp"],
         ["destroy", "Load_Balancer", "fa8089c1-23c7-4921-b406-1d1297c29cc2"],
@@ -459,8 +462,8 @@ ERRORS = [
 def test_each_validation_error(change, message):
     params = seed()
     change(params)
-    with pytest.raises(ot.TopologyError) as exc:
-        ot.validate(params)
+    with pytest.raises(ovn_schema.TopologyError) as exc:
+        ovn_schema.validate(params)
     assert message in exc.value.errors, exc.value.errors
 
 
@@ -470,8 +473,8 @@ def test_all_errors_are_reported_at_once():
     params["routers"][0]["nat"][0]["logical_ip"] = None
     params["load_balancers"][0]["backends"] = []
     params["switches"][0]["ports"][1]["router_port"] = "p9"
-    with pytest.raises(ot.TopologyError) as exc:
-        ot.validate(params)
+    with pytest.raises(ovn_schema.TopologyError) as exc:
+        ovn_schema.validate(params)
     assert exc.value.errors == [
         "load_balancers[lb-web].backends: a load balancer needs at least one backend",
         "routers[lr0].ports[p1].mac: 'zz' is not a MAC address",
@@ -481,7 +484,7 @@ def test_all_errors_are_reported_at_once():
 
 
 def test_seed_is_valid_and_normalised():
-    model = ot.validate(SEED)
+    model = ovn_schema.validate(SEED)
     uplink = {"type": "router", "addresses": ["router"], "options": {"router-port": "p1"}, "tag": None}
     assert model["switches"]["sw0"]["ports"]["uplink"] == uplink
     assert model["routers"]["lr0"]["nat"] == {("dnat_and_snat", "18.0.0.188", "16.0.0.188"): {"logical_port": None, "external_mac": None}}
@@ -494,7 +497,7 @@ def test_seed_is_valid_and_normalised():
     ("fd00:0::1/64", "fd00::/64"), ("fd00::1/128", "fd00::1"), ("nope", None),
 ])
 def test_normalize_prefix(text, expected):
-    assert ot.normalize_prefix(text) == expected
+    assert ovn_addr.normalize_prefix(text) == expected
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -502,5 +505,5 @@ def test_normalize_prefix(text, expected):
     ("1.2.3.4:0", None), ("[fd00::1]80", None), ("1.2.3.4:x", None), ("1.2.3:80", None),
 ])
 def test_endpoints(text, expected):
-    parsed = ot.parse_endpoint(text)
-    assert (ot.format_endpoint(*parsed) if parsed else None) == expected
+    parsed = ovn_addr.parse_endpoint(text)
+    assert (ovn_addr.format_endpoint(*parsed) if parsed else None) == expected

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Unit tests for plugins/module_utils/ovs_appctl.py: ``pmd-rxq-show``.
+"""Unit tests for plugins/module_utils/parse/ovs_appctl.py: ``pmd-rxq-show``.
 
 Which texts are captured and which are variants: see tool_fixtures.py.
 """
@@ -12,7 +12,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils.ovs_appctl import parse_pmd_rxq_show
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ovs_appctl import parse_pmd_rxq_show
 from ansible_collections.offload.testbed.tests.unit.plugins.module_utils.tool_fixtures import fixture
 
 

@@ -11,7 +11,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.offload.testbed.plugins.filter.ovs import FilterModule
-from ansible_collections.offload.testbed.plugins.module_utils import ovs
+from ansible_collections.offload.testbed.plugins.module_utils.datapath import ovs
 from ansible_collections.offload.testbed.tests.unit.plugins.module_utils.tool_fixtures import fixture
 
 MEMINFO = fixture("dpdk_proc_meminfo_firecracker.txt")

@@ -1,13 +1,13 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Unit tests for plugins/module_utils/ovs_ofctl.py: ``ovs-ofctl dump-ports``."""
+"""Unit tests for plugins/module_utils/parse/ovs_ofctl.py: ``ovs-ofctl dump-ports``."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.offload.testbed.plugins.module_utils.ovs_ofctl import parse_ofctl_port_stats
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ovs_ofctl import parse_ofctl_port_stats
 from ansible_collections.offload.testbed.tests.unit.plugins.module_utils.tool_fixtures import lab_fixture
 
 

@@ -18,8 +18,8 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.offload.testbed.plugins.filter.ovs import FilterModule
-from ansible_collections.offload.testbed.plugins.module_utils import ovs
-from ansible_collections.offload.testbed.plugins.module_utils.ovs_appctl import parse_pmd_rxq_show
+from ansible_collections.offload.testbed.plugins.module_utils.datapath import ovs
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ovs_appctl import parse_pmd_rxq_show
 from ansible_collections.offload.testbed.tests.unit.plugins.module_utils.tool_fixtures import fixture
 
 LAB = fixture("ovs_appctl_pmd_rxq_show_lab_dpdk_one_pmd.txt")

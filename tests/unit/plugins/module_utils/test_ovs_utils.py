@@ -1,8 +1,8 @@
-"""module_utils.ovs: the role's meaning checks and the planner."""
+"""module_utils.datapath.ovs: the role's meaning checks and the planner."""
 import pytest
 
 from ansible_collections.offload.testbed.plugins.filter.ovs import ovs_errors
-from ansible_collections.offload.testbed.plugins.module_utils import ovs
+from ansible_collections.offload.testbed.plugins.module_utils.datapath import ovs
 
 
 def test_uplink_type_follows_the_datapath():

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""plugins/module_utils/sriov.py over the verbatim devlink fixtures."""
+"""plugins/module_utils/prepare/sriov.py over the verbatim devlink fixtures."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -12,8 +12,8 @@ import os
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import sriov
-from ansible_collections.offload.testbed.plugins.module_utils.devlink import parse_devlink_ports
+from ansible_collections.offload.testbed.plugins.module_utils.prepare import sriov
+from ansible_collections.offload.testbed.plugins.module_utils.parse.devlink import parse_devlink_ports
 
 FIXTURES = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', 'fixtures'))
 

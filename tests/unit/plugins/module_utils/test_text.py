@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Unit tests for plugins/module_utils/text.py, the helpers the tool parsers share."""
+"""Unit tests for plugins/module_utils/parse/text.py, the helpers the tool parsers share."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -9,7 +9,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils.text import lines, na, norm_key, pairs, to_int
+from ansible_collections.offload.testbed.plugins.module_utils.parse.text import lines, na, norm_key, pairs, to_int
 
 
 def test_lines_of_text_stdout_lines_and_none():

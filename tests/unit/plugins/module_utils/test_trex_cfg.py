@@ -1,4 +1,4 @@
-"""module_utils.trex_cfg: checks of TRex instances, trex_cfg.yaml rendering,
+"""module_utils.generator.trex_cfg: checks of TRex instances, trex_cfg.yaml rendering,
 command lines; and the filters of plugins/filter/trex_server.py over them."""
 import copy
 import os
@@ -9,7 +9,7 @@ import yaml
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.offload.testbed.plugins.filter.trex_server import FilterModule
-from ansible_collections.offload.testbed.plugins.module_utils import trex_cfg
+from ansible_collections.offload.testbed.plugins.module_utils.generator import trex_cfg
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 FILTERS = FilterModule().filters()

@@ -8,7 +8,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import tunnel_offload as t
+from ansible_collections.offload.testbed.plugins.module_utils.datapath import tunnel_offload as t
 from ansible_collections.offload.testbed.plugins.filter import tunnel_offload as f
 
 # The VXLAN offload bench over ConnectX-3 Pro: ovs-vx with vxlan0 to 10.0.0.20, key 99, port 4789, enp4s0 at MTU 1550.

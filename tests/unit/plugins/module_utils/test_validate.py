@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: offload.testbed developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""plugins/module_utils/validate.py: one rule per concept, each message naming
+"""plugins/module_utils/host/validate.py: one rule per concept, each message naming
 the variable as written, the bad value and the fix."""
 
 from __future__ import absolute_import, division, print_function
@@ -10,7 +10,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import validate
+from ansible_collections.offload.testbed.plugins.module_utils.host import validate
 
 BASE60 = ('(YAML reads an unquoted value made of decimal groups separated by colons as a base-60 number; put the value in quotes)')
 

@@ -1,4 +1,4 @@
-"""module_utils.virtual_lab: validation, the switch model of real outputs, plans.
+"""module_utils.topology.virtual_lab: validation, the switch model of real outputs, plans.
 
 The parsers of the other outputs the lab reads are tested in test_ip.py,
 test_ethtool.py and test_ovs_ofctl.py.
@@ -7,7 +7,7 @@ import copy
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import virtual_lab as vl
+from ansible_collections.offload.testbed.plugins.module_utils.topology import virtual_lab as vl
 from ansible_collections.offload.testbed.tests.unit.plugins.module_utils.tool_fixtures import lab_fixture as read
 
 GOOD = {

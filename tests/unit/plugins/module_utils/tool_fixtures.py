@@ -18,15 +18,16 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.offload.testbed.plugins.module_utils import dpdk_devbind, hugepages
-from ansible_collections.offload.testbed.plugins.module_utils.bench_health import parse_pmd_stats_show
-from ansible_collections.offload.testbed.plugins.module_utils.devlink import parse_devlink_eswitch, parse_devlink_ports
-from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_info
-from ansible_collections.offload.testbed.plugins.module_utils.flint import parse_flint_psid_mismatch, parse_flint_query
-from ansible_collections.offload.testbed.plugins.module_utils.grubby import parse_grubby_info
-from ansible_collections.offload.testbed.plugins.module_utils.mlxfwmanager import parse_mlxfwmanager
-from ansible_collections.offload.testbed.plugins.module_utils.ovs_appctl import parse_pmd_rxq_show
-from ansible_collections.offload.testbed.plugins.module_utils.ovs_dpctl import parse_dump_flows
+from ansible_collections.offload.testbed.plugins.module_utils.prepare import dpdk_devbind
+from ansible_collections.offload.testbed.plugins.module_utils.prepare import hugepages
+from ansible_collections.offload.testbed.plugins.module_utils.bench.health import parse_pmd_stats_show
+from ansible_collections.offload.testbed.plugins.module_utils.parse.devlink import parse_devlink_eswitch, parse_devlink_ports
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ethtool import parse_ethtool_info
+from ansible_collections.offload.testbed.plugins.module_utils.parse.flint import parse_flint_psid_mismatch, parse_flint_query
+from ansible_collections.offload.testbed.plugins.module_utils.parse.grubby import parse_grubby_info
+from ansible_collections.offload.testbed.plugins.module_utils.parse.mlxfwmanager import parse_mlxfwmanager
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ovs_appctl import parse_pmd_rxq_show
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ovs_dpctl import parse_dump_flows
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import testpmd
 
 FIXTURES = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', 'fixtures'))

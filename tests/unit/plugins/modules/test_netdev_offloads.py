@@ -13,8 +13,8 @@ import yaml
 
 from ansible.module_utils import basic
 
-from ansible_collections.offload.testbed.plugins.module_utils import netdev_offloads as nd
-from ansible_collections.offload.testbed.plugins.module_utils.ethtool import parse_ethtool_features, parse_ethtool_features_detail
+from ansible_collections.offload.testbed.plugins.module_utils.datapath import netdev_offloads as nd
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ethtool import parse_ethtool_features, parse_ethtool_features_detail
 from ansible_collections.offload.testbed.plugins.modules import netdev_offloads
 from modtest import ModuleExit, patch_module_args, run_module
 from test_dpdk_docs import differences, rendered

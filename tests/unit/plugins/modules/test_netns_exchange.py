@@ -1,6 +1,6 @@
 """netns_exchange's echo client and server, run for real on loopback.
 
-The functions the module runs in namespaces (module_utils.netns_exchange)
+The functions the module runs in namespaces (module_utils.topology.netns_exchange)
 take an empty namespace to run in this one. A hand-written peer on 127.0.0.1
 stands in for the other side, so a lost reply can be made to happen on
 purpose.
@@ -13,8 +13,8 @@ import threading
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import netns
-from ansible_collections.offload.testbed.plugins.module_utils import netns_exchange
+from ansible_collections.offload.testbed.plugins.module_utils.host import netns
+from ansible_collections.offload.testbed.plugins.module_utils.topology import netns_exchange
 from ansible_collections.offload.testbed.plugins.modules import netns_exchange as netns_exchange_module
 from ansible_collections.offload.testbed.tests.unit.free_ports import free_port
 from ansible_collections.offload.testbed.tests.unit.plugins.modules.modtest import run_module

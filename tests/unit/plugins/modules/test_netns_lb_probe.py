@@ -5,8 +5,8 @@ import os
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import netns
-from ansible_collections.offload.testbed.plugins.module_utils import netns_lb_probe
+from ansible_collections.offload.testbed.plugins.module_utils.host import netns
+from ansible_collections.offload.testbed.plugins.module_utils.topology import netns_lb_probe
 from ansible_collections.offload.testbed.plugins.modules import netns_lb_probe as netns_lb_probe_module
 from ansible_collections.offload.testbed.tests.unit.plugins.modules.modtest import run_module
 from ansible_collections.offload.testbed.tests.unit.plugins.modules.udp_peer import UdpPeer, veth_namespaces

@@ -9,7 +9,7 @@ from ansible.module_utils import basic
 from ansible_collections.offload.testbed.plugins.modules import nic_firmware
 from modtest import run_module
 
-from ansible_collections.offload.testbed.plugins.module_utils import validate
+from ansible_collections.offload.testbed.plugins.module_utils.host import validate
 
 FIXTURES = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures"))
 

@@ -22,8 +22,9 @@ import yaml
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.offload.testbed.plugins.filter.ovs import FilterModule
-from ansible_collections.offload.testbed.plugins.module_utils import bench_health, ovs
-from ansible_collections.offload.testbed.plugins.module_utils.ovsdb import switch_model
+from ansible_collections.offload.testbed.plugins.module_utils.bench import health as bench_health
+from ansible_collections.offload.testbed.plugins.module_utils.datapath import ovs
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ovsdb import switch_model
 from ansible_collections.offload.testbed.plugins.modules import dut_health, netdev_offloads
 from ansible_collections.offload.testbed.tests.unit.plugins.modules.modtest import run_module
 

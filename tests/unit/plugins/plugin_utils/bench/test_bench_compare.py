@@ -2,7 +2,7 @@
 import pytest
 
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import compare as bench_compare
-from ansible_collections.offload.testbed.plugins.module_utils import ovs
+from ansible_collections.offload.testbed.plugins.module_utils.datapath import ovs
 
 LAB = [{"name": "netdev-emc", "datapath": "netdev"},
        {"name": "netdev-noemc", "datapath": "netdev", "other_config": {"emc-insert-inv-prob": "0"}}]

@@ -14,10 +14,10 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.offload.testbed.plugins.module_utils import bench_report as report
-from ansible_collections.offload.testbed.plugins.module_utils import bench_report_evidence as evidence
-from ansible_collections.offload.testbed.plugins.module_utils.offload_facts import flow_counters, parse_queue_counters
-from ansible_collections.offload.testbed.plugins.module_utils.ovs_dpctl import parse_dump_flows
+from ansible_collections.offload.testbed.plugins.module_utils.bench.report import tables as report
+from ansible_collections.offload.testbed.plugins.module_utils.bench.report import evidence
+from ansible_collections.offload.testbed.plugins.module_utils.bench.offload_facts import flow_counters, parse_queue_counters
+from ansible_collections.offload.testbed.plugins.module_utils.parse.ovs_dpctl import parse_dump_flows
 from ansible_collections.offload.testbed.tests.unit.plugins.plugin_utils.bench.test_bench_run import FakeGenerator, bench, on_disk
 
 HERE = os.path.dirname(os.path.abspath(__file__))

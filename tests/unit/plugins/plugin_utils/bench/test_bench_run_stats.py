@@ -8,7 +8,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils import bench_units as units
+from ansible_collections.offload.testbed.plugins.module_utils.bench import units
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.run import returned_goals, run_header, run_stats
 from ansible_collections.offload.testbed.tests.unit.plugins.plugin_utils.bench.test_bench_run import bench_args
 

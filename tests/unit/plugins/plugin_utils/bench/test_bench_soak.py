@@ -13,7 +13,8 @@ import time
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from ansible_collections.offload.testbed.plugins.module_utils import bench_report, bench_units as units
+from ansible_collections.offload.testbed.plugins.module_utils.bench.report import tables as bench_report
+from ansible_collections.offload.testbed.plugins.module_utils.bench import units
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import soak, spec
 from ansible_collections.offload.testbed.tests.unit.plugins.plugin_utils.bench.test_bench_run import CAPACITY, FakeGenerator, bench, on_disk
 

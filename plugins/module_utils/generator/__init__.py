@@ -1,0 +1,1 @@
+"""The traffic generators' host side: the TRex (or softgen) server configuration, iperf3."""
