@@ -346,7 +346,7 @@ def test_normalised_forms_compare_equal():
 
 def test_command_text_quotes_for_the_shell():
     assert ovn_nb.command_text(["--id=@lsp2", "create", "Logical_Switch_Port", "name=port1",
-                            'addresses=["50:54:00:00:00:01 192.168.0.3"]']) == \
+                                'addresses=["50:54:00:00:00:01 192.168.0.3"]']) == \
         "--id=@lsp2 create Logical_Switch_Port name=port1 'addresses=[\"50:54:00:00:00:01 192.168.0.3\"]'"
 
 
