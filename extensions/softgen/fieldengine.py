@@ -109,6 +109,10 @@ class _TupleVar:
         return [self.port_min + ((k % self.cycle) // self.ips) % ports for k in range(start, start + count)]
 
 
+# The frame check sequence: the 4 bytes every Ethernet frame carries on the wire, which frame sizes count.
+FCS = 4
+
+
 def ipv4_checksum(buf, off):
     """Recompute the IPv4 header checksum of the header at ``off`` in place."""
     if off + 20 > len(buf):
@@ -118,19 +122,22 @@ def ipv4_checksum(buf, off):
         return
     buf[off + 10] = 0
     buf[off + 11] = 0
-    total = sum(struct.unpack_from("!%dH" % (ihl // 2), buf, off))
-    total = (total & 0xFFFF) + (total >> 16)
-    total = (total & 0xFFFF) + (total >> 16)
-    struct.pack_into("!H", buf, off + 10, ~total & 0xFFFF)
+    struct.pack_into("!H", buf, off + 10, inet_checksum(bytes(buf[off:off + ihl])))
 
 
 def _ones_sum(data):
+    """The 16-bit ones' complement sum of ``data`` (RFC 1071), folded."""
     if len(data) % 2:
         data = bytes(data) + b"\0"
     total = sum(struct.unpack("!%dH" % (len(data) // 2), data))
     while total >> 16:
         total = (total & 0xFFFF) + (total >> 16)
     return total
+
+
+def inet_checksum(data):
+    """The Internet checksum of ``data`` (RFC 1071): IPv4 header, ICMP, and UDP/TCP with their pseudo-header."""
+    return ~_ones_sum(data) & 0xFFFF
 
 
 def l4_checksum(buf, l3_off, l4_off, l4_type):

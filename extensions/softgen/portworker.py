@@ -45,11 +45,10 @@ import threading
 import time
 
 from softgen import fastio
-from softgen.fieldengine import DEFAULT_RING_CAP, FieldEngineError, build_source
+from softgen.fieldengine import DEFAULT_RING_CAP, FCS, FieldEngineError, build_source, inet_checksum
 from softgen.latency import LatencyStats, unpack_trailer, write_trailer
 
 SIOCGIFHWADDR = 0x8927
-FCS = 4
 STATS_INTERVAL = 0.1
 # An idle port (not sending, its counters still for QUIET_AFTER s) reports every
 # IDLE_STATS_INTERVAL s instead, and its threads block instead of polling: every
@@ -88,15 +87,6 @@ def read_if_counters(iface):
                 fields = data.split()
                 return int(fields[0]), int(fields[1]), int(fields[8]), int(fields[9]), int(fields[11])
     return 0, 0, 0, 0, 0
-
-
-def _csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    total = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while total >> 16:
-        total = (total & 0xFFFF) + (total >> 16)
-    return ~total & 0xFFFF
 
 
 class NullSink:
@@ -321,7 +311,7 @@ class PortWorker:
             flags = 0x60000000
         body = struct.pack("!BBHI", 136, 0, 0, flags) + target + struct.pack("!BB", 2, 1) + self.mac_raw
         pseudo = self.ipv6 + src_ip_reply + struct.pack("!I3xB", len(body), 58)
-        body = body[:2] + struct.pack("!H", _csum(pseudo + body)) + body[4:]
+        body = body[:2] + struct.pack("!H", inet_checksum(pseudo + body)) + body[4:]
         ip6 = struct.pack("!IHBB", 0x60000000, len(body), 58, 255) + self.ipv6 + src_ip_reply
         self.send_ctl(dst_mac + self.mac_raw + self._vlan_hdr(0x86DD) + ip6 + body)
 

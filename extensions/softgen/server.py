@@ -25,7 +25,7 @@ import zlib
 import zmq
 
 from softgen.events import CURRENT, MIXED_SILENCE, OLD, TICK_OLD, TRIGGER, Generations, Sessions
-from softgen.fieldengine import DEFAULT_RING_CAP, FieldEngineError, Program
+from softgen.fieldengine import DEFAULT_RING_CAP, FCS, FieldEngineError, Program
 from softgen.latency import TRAILER_LEN, RateMeter, merge_latency, trailer_room
 
 LOG = logging.getLogger("softgen")
@@ -342,7 +342,7 @@ def check_rate(mode):
 def stream_pps(stream, speed_gbps):
     """Base packets per second of one stream (before the port multiplier)."""
     rate = stream["mode"]["rate"]
-    size = len(base64.b64decode(stream["packet"]["binary"])) + 4
+    size = len(base64.b64decode(stream["packet"]["binary"])) + FCS
     value = float(rate["value"])
     kind = rate["type"]
     if kind == "pps":
@@ -1047,7 +1047,7 @@ class SoftGenServer:
         for stream in port.streams.values():
             if not stream.get("enabled", True):
                 continue
-            size = len(base64.b64decode(stream["packet"]["binary"])) + 4
+            size = len(base64.b64decode(stream["packet"]["binary"])) + FCS
             spps = stream_pps(stream, port.speed_gbps)
             pps += spps
             l2 += spps * size * 8

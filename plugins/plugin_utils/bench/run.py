@@ -45,7 +45,8 @@ from ansible_collections.offload.testbed.plugins.module_utils.bench.offload_fact
 from ansible_collections.offload.testbed.plugins.module_utils.bench.stats import median, summarize_bounds
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, GeneratorLost, LatencyUnsupported, SoakUnsupported
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.latency import has_latency, latency_points, reference_load, summarize
-from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import build_latency_frame, build_streams, profile, search_settings, searches_of
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import (
+    FCS, build_latency_frame, build_streams, profile, search_settings, searches_of)
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.spec import flow_list
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.results import Replay, is_generator_limited, progress_line
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import loss_of, search
@@ -406,7 +407,7 @@ class BenchRun:
             return self.no_latency(latency, size, "the generator reported no latency statistics for packet group %d: it accepted the latency "
                                                   "stream but does not measure latency" % pg_id)
         loss_ratio, excess = loss_of(reply["offered"], reply["received"])
-        record = dict(point, duration=duration, pg_id=pg_id, frame_size=len(frame) + 4, offered=reply["offered"], received=reply["received"],
+        record = dict(point, duration=duration, pg_id=pg_id, frame_size=len(frame) + FCS, offered=reply["offered"], received=reply["received"],
                       loss_ratio=loss_ratio, time=utc(reply["started"]))
         if excess:
             record["excess"] = excess

@@ -43,11 +43,10 @@ import time
 from ansible_collections.offload.testbed.plugins.module_utils.host.netns import in_namespace
 
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, Generator, GeneratorLost, LatencyUnsupported, quiet_value
-from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import destination
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import FCS, destination
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.spec import testpmd_traffic_errors
 
 PROMPT = "testpmd> "
-FCS = 4
 # The af_packet PMD's port on tx_interface: its frames go through the interface's qdisc.
 AF_PACKET_VDEV = "net_af_packet0,iface=%s,qdisc_bypass=0"
 # tbf: the bucket holds this much sending time (or one testpmd burst, whichever is more); the

@@ -3,7 +3,7 @@ import struct
 
 import pytest
 
-from softgen.fieldengine import FieldEngineError, Program, build_ring, ipv4_checksum, l4_checksum
+from softgen.fieldengine import FieldEngineError, Program, build_ring, inet_checksum, ipv4_checksum, l4_checksum
 
 PKT = bytes.fromhex("ffffffffffff00000000000008004500002e000100004011" + "0000" + "10000001" + "30000001"
                     + "04010000001a0000") + b"x" * 18
@@ -98,3 +98,9 @@ def test_udp_checksum_in_software():
 def test_bad_programs_are_rejected(vm):
     with pytest.raises(FieldEngineError):
         Program(vm, len(PKT))
+
+
+def test_inet_checksum_is_rfc_1071s_example():
+    """RFC 1071, 3. Numerical Examples: the ones' complement sum of 00 01 f2 03 f4 f5 f6 f7 is ddf2; the checksum its complement."""
+    assert inet_checksum(bytes.fromhex("0001f203f4f5f6f7")) == 0xFFFF - 0xDDF2 == 0x220D
+    assert inet_checksum(bytes.fromhex("0001f203f4f5f6")) == inet_checksum(bytes.fromhex("0001f203f4f5f600"))
