@@ -229,19 +229,15 @@ ARGUMENT_SPEC = dict(
 )
 
 
-def _run(runner, argv):
-    return runner.read(argv)[1]
-
-
 def _read(runner, internal):
-    tables = [_run(runner, ["ovs-vsctl", "--timeout=%d" % runner.module.params["timeout"], "--format=json", "list", t])
+    tables = [runner.read(["ovs-vsctl", "--timeout=%d" % runner.module.params["timeout"], "--format=json", "list", t])[1]
               for t in ("Open_vSwitch", "Bridge", "Port", "Interface")]
     model = switch_model(tables[1], tables[2], tables[3], tables[0])
-    links = parse_ip_addr_json(_run(runner, ["ip", "-j", "addr", "show"])) if internal else {}
+    links = parse_ip_addr_json(runner.read(["ip", "-j", "addr", "show"])[1]) if internal else {}
     features = {}
     for port in internal:
         if port["offloads_off"] and port["name"] in links:
-            features[port["name"]] = parse_ethtool_features(_run(runner, ["ethtool", "-k", port["name"]]))
+            features[port["name"]] = parse_ethtool_features(runner.read(["ethtool", "-k", port["name"]])[1])
     return model, links, features
 
 
