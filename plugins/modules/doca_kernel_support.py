@@ -157,7 +157,8 @@ def build_and_fix_repos(runner, script, kver, names, result, diff):
     if not present and not fixes:
         # No local repository for this kernel yet: build it.
         result['built'] = True
-        runner.change([script], fields=dict((key, value) for key, value in result.items() if key != 'commands'))
+        # result['commands'] is the runner's own list: a failure returns the result as it stands.
+        runner.change([script], fields=result)
         if not module.check_mode:
             fixes, present = plan_repo_fixes(params['reposdir'], kver, names['repo_id'])
     for path, (before, after) in sorted(fixes.items()):

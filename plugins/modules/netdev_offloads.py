@@ -153,9 +153,9 @@ def state(p, mtu, feats, current):
 def write(runner, commands, result):
     """Run the plan; an ``ip`` that fails fails the module, ``ethtool -K``'s words are kept for the read back."""
     messages = ''
-    fields = dict((key, value) for key, value in result.items() if key != 'commands')
+    # result['commands'] is the runner's own list: a failure returns the result as it stands.
     for argv in commands:
-        rc, out, err = runner.change(argv, check_rc='ethtool' not in argv, fields=fields)
+        rc, out, err = runner.change(argv, check_rc='ethtool' not in argv, fields=result)
         if 'ethtool' in argv:
             messages += (out or '') + (err or '')
     return messages
