@@ -34,7 +34,6 @@ JSON events out (one object per line).
 import argparse
 import base64
 import errno
-import fcntl
 import json
 import os
 import queue
@@ -46,9 +45,10 @@ import time
 
 from softgen import fastio
 from softgen.fieldengine import DEFAULT_RING_CAP, FCS, FieldEngineError, build_source, inet_checksum
-from softgen.latency import LatencyStats, unpack_trailer, write_trailer
+from softgen.latency import LatencyStats, unpack_trailer
+from softgen.netif import get_mac, mac_to_bytes, mac_to_str, read_if_counters
+from softgen.txstreams import NullRing, NullSink, TrailerRing, TxStream
 
-SIOCGIFHWADDR = 0x8927
 STATS_INTERVAL = 0.1
 # An idle port (not sending, its counters still for QUIET_AFTER s) reports every
 # IDLE_STATS_INTERVAL s instead, and its threads block instead of polling: every
@@ -57,86 +57,6 @@ STATS_INTERVAL = 0.1
 # rate window (1 s), so its rates have come down to what the port does.
 IDLE_STATS_INTERVAL = 1.0
 QUIET_AFTER = 3.0
-
-
-def mac_to_bytes(mac):
-    return bytes(int(x, 16) for x in mac.split(":"))
-
-
-def mac_to_str(raw):
-    return ":".join("%02x" % b for b in raw)
-
-
-def get_mac(iface):
-    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    try:
-        info = fcntl.ioctl(sock.fileno(), SIOCGIFHWADDR, struct.pack("256s", iface.encode()[:15]))
-    finally:
-        sock.close()
-    return mac_to_str(info[18:24])
-
-
-def read_if_counters(iface):
-    """(rx_bytes, rx_packets, tx_bytes, tx_packets, tx_dropped) of ``iface`` in this process's namespace."""
-    with open("/proc/self/net/dev", encoding="ascii") as handle:
-        for line in handle:
-            if ":" not in line:
-                continue
-            name, data = line.split(":", 1)
-            if name.strip() == iface:
-                fields = data.split()
-                return int(fields[0]), int(fields[1]), int(fields[8]), int(fields[9]), int(fields[11])
-    return 0, 0, 0, 0, 0
-
-
-class NullSink:
-    """Stand-in for the TX socket of a ``null`` port."""
-
-    @staticmethod
-    def fileno():
-        return -1
-
-    def send(self, data, _flags=0):
-        return len(data)
-
-    def close(self):
-        pass
-
-
-class TxStream:
-    """Scheduling state of one stream on this port."""
-
-    def __init__(self, spec, ring):
-        self.sid = spec["id"]
-        self.ring = ring
-        self.pps = float(spec["pps"])
-        mode = spec.get("mode", {})
-        self.mode = mode.get("type", "continuous")
-        self.isg = float(spec.get("isg", 0)) / 1e6
-        self.next_id = spec.get("next", -1)
-        self.self_start = spec.get("self_start", True)
-        self.hw_id = spec["pg"]["hw_id"] if spec.get("pg") else None
-        self.burst = None
-        self.bursts = 1
-        self.ibg = 0.0
-        if self.mode == "single_burst":
-            self.burst = int(mode.get("total_pkts", 1))
-        elif self.mode == "multi_burst":
-            self.burst = int(mode.get("pkts_per_burst", 1))
-            self.bursts = int(mode.get("count", 1))
-            self.ibg = float(mode.get("ibg", 0)) / 1e6
-        self.remaining = None
-        self.bursts_left = 0
-        self.credit = 0.0
-        self.last = 0.0
-        self.wait_until = 0.0
-
-    def activate(self, now, delay):
-        self.remaining = self.burst
-        self.bursts_left = self.bursts
-        self.credit = 0.0
-        self.wait_until = now + delay
-        self.last = self.wait_until
 
 
 class PortWorker:
@@ -609,58 +529,6 @@ class PortWorker:
             if self.running and not self.paused:
                 self.tx_step()
         self.emit(**self.stats())
-
-
-class NullRing:
-    """Ring for a ``null`` port: sends nothing, accepts everything (with a ``cycle``, its frames are built as for a real port)."""
-
-    def __init__(self, frames):
-        self.count = len(frames)
-        self.lengths = [len(f) for f in frames]
-        self.pos = 0
-        self.cycle = None
-
-    def send(self, _fd, n):
-        n = min(n, fastio.MAX_BATCH)
-        if self.cycle is not None:
-            self.cycle.take(n)
-        nbytes = 0
-        for _i in range(n):
-            nbytes += self.lengths[self.pos]
-            self.pos = (self.pos + 1) % self.count
-        return n, nbytes
-
-
-class TrailerRing:
-    """Frames of a flow-stats stream: each send takes the field engine's next frame, writes the trailer
-    (flow_seq, hw_id, next seq, send time) into its last 16 bytes, fixes the L4 checksum and sends it
-    with ``send()`` on the port's socket (the null port's sink counts it)."""
-
-    def __init__(self, frames, sock, flow):
-        self.frames = frames
-        self.count = len(frames)
-        self.sock = sock
-        self.flow = flow
-        self.pos = 0
-
-    def send(self, _fd, n):
-        """Send up to ``n`` frames; return (frames, bytes). Raises OSError only when none was sent."""
-        sent = nbytes = 0
-        flow_seq, hw_id, seq = self.flow
-        for _i in range(min(n, fastio.MAX_BATCH)):
-            buf = bytearray(self.frames[self.pos])
-            write_trailer(buf, flow_seq, hw_id, seq + sent, time.monotonic_ns())
-            try:
-                self.sock.send(buf, socket.MSG_DONTWAIT)
-            except OSError:
-                if not sent:
-                    raise
-                break
-            sent += 1
-            nbytes += len(buf)
-            self.pos = (self.pos + 1) % self.count
-        self.flow[2] = seq + sent
-        return sent, nbytes
 
 
 # The namespace's kernel sends no ICMP error messages (see silence_icmp_errors).
