@@ -131,7 +131,7 @@ def softgen_ceiling(cpu, seconds, tx_mode):  # pylint: disable=too-many-locals
     sys.path.insert(0, SOFTGEN_DIR)
     from trex_stl_lib import api  # pylint: disable=import-outside-toplevel
     link_collection()
-    from ansible_collections.offload.testbed.tests.unit.free_ports import free_ports  # pylint: disable=import-outside-toplevel
+    from ansible_collections.offload.testbed.tests.support.free_ports import free_ports  # pylint: disable=import-outside-toplevel
 
     rpc, pub = free_ports(2)
     log = tempfile.NamedTemporaryFile(prefix="softgen-bench-", suffix=".log", delete=False)  # pylint: disable=consider-using-with

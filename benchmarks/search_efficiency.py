@@ -4,8 +4,8 @@
 
 Run from the repository root:  .venv/bin/python benchmarks/search_efficiency.py [--no-seeds]
 
-Every search gets the same simulated devices (tests/unit/plugins/module_utils/
-device_models.py), the three default goals (NDR, NDR at 1e-5, PDR at 0.5 %),
+Every search gets the same simulated devices (tests/support/device_models.py),
+the three default goals (NDR, NDR at 1e-5, PDR at 0.5 %),
 10 s final trials, 1 s initial trials and a width of 0.5 %.  The searches:
 
 * before: our search as of commit BEFORE_COMMIT, read with ``git show`` into
@@ -57,8 +57,10 @@ BEFORE_COMMIT = "894c50b"
 
 _COLLECTION_LINK.link_collection(ROOT)
 
-from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import DEFAULT_GOALS, search  # noqa: E402
-from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import device_models  # noqa: E402
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.goals import DEFAULT_GOALS  # noqa: E402
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import search  # noqa: E402
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench import search_propose  # noqa: E402
+from ansible_collections.offload.testbed.tests.support import device_models  # noqa: E402
 
 FINAL = 10.0
 INITIAL = 1.0
@@ -116,7 +118,7 @@ def first_guess_finals_search():
             lossy_loads = set(trial["load"] for trial in self.trials if trial["loss_ratio"] > view.ratio)
             load = view.guess * (1.0 - view.width / 2.0)
             if len(lossy_loads) == 1 and not self.probed.get(view.name) and load < view.high and not self.has_final_at(load):
-                return module._proposal(load, view.final, "cliff", probed=True)  # pylint: disable=protected-access
+                return search_propose._proposal(load, view.final, "cliff", probed=True)  # pylint: disable=protected-access
             return base.propose_cliff(self, view)
 
     module._Search = FirstGuessFinals  # pylint: disable=protected-access

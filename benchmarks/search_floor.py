@@ -32,7 +32,7 @@ import math
 import statistics
 
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import rfc9971
-from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import device_models
+from ansible_collections.offload.testbed.tests.support import device_models
 
 # Just below an edge: a load the model still forwards within the goal.
 _BELOW = 1.0 - 1e-9

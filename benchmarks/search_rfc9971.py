@@ -8,7 +8,7 @@ Four goal sets, each of two goals (loss ratio 0 and 0.5 %), width 0.5 %,
 1 s initial trials: exceed ratio 0 with one final trial per load, and exceed
 ratio 0.5 with 21 s of trials per load (FD.io CSIT's setting), each with
 final trials of 1 s and of 10 s. The devices are the model families of
-benchmarks/search_efficiency.py (tests/unit/plugins/module_utils/device_models.py).
+benchmarks/search_efficiency.py (tests/support/device_models.py).
 
 Per family and goal set it prints the median trial seconds of ours and of
 MLRsearch and their ratio, the floor (benchmarks/search_floor.py: the fewest
@@ -43,7 +43,7 @@ _FLOOR_SPEC.loader.exec_module(search_floor)
 
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import rfc9971  # noqa: E402
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import search  # noqa: E402
-from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import device_models  # noqa: E402
+from ansible_collections.offload.testbed.tests.support import device_models  # noqa: E402
 
 WIDTH = 0.005
 INITIAL = 1.0

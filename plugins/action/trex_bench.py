@@ -20,7 +20,7 @@ from ansible.utils.display import Display
 
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import spec
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, GeneratorLost
-from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import build_streams, fingerprint
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import fingerprint
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.results import ResumeError, SchemaError, Store
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.run import BenchRun, first_connect, run_header, run_stats
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.testpmd import TestpmdGenerator
@@ -79,7 +79,6 @@ class ActionModule(ActionBase):
             return result
         if args["run_id"] is None:
             args["run_id"] = "%s-%s-%s-%s" % (args["datapath"], args["scenario"], args["protocol"], time.strftime("%Y%m%dT%H%M%S", time.gmtime()))
-        streams = {size: build_streams(args, size) for size in args["frame_sizes"]}
         results_dir = os.path.abspath(os.path.expanduser(args["results_dir"]))
         if self._task.check_mode:
             if os.path.exists(results_dir) and not os.path.isdir(results_dir):
@@ -98,7 +97,7 @@ class ActionModule(ActionBase):
             first_connect(generator, args, display.warning)
             store = self.open_store(args, results_dir, generator, task_vars)
             health = (lambda: self.health(task_vars, args=args)) if args["dut_health"] else None
-            summaries = BenchRun(args, generator, store, streams, health=health, log=display.display, warn=display.warning).run()
+            summaries = BenchRun(args, generator, store, health=health, log=display.display, warn=display.warning).run()
             store.finish("complete")
         except (BenchError, GeneratorLost, ResumeError, SchemaError) as error:
             return self.fail(result, store, str(error), getattr(error, "detail", None))

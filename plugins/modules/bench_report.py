@@ -144,28 +144,14 @@ speedups:
       note: "doca is 16.0x system (14.0x to 18.0x over 5 repeats each): larger than the spread"
 """
 
-import io
 import json
 import os
-import traceback
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 from ansible_collections.offload.testbed.plugins.module_utils.bench.report import tables as report
-from ansible_collections.offload.testbed.plugins.module_utils.bench.report import plots as plotdata
+from ansible_collections.offload.testbed.plugins.module_utils.bench.report.draw import HAS_MATPLOTLIB, MATPLOTLIB_ERROR, plots
 from ansible_collections.offload.testbed.plugins.module_utils.bench.report.render import markdown, to_html
-from ansible_collections.offload.testbed.plugins.module_utils.bench import units
 from ansible_collections.offload.testbed.plugins.module_utils.bench.schema import READABLE_SCHEMA_VERSIONS, report_dir
-
-try:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter
-    HAS_MATPLOTLIB = True
-    MATPLOTLIB_ERROR = None
-except ImportError:
-    HAS_MATPLOTLIB = False
-    MATPLOTLIB_ERROR = traceback.format_exc()
 
 
 def read_documents(results_dir):
@@ -187,153 +173,6 @@ def read_documents(results_dir):
             continue
         documents.append(document)
     return documents, skipped
-
-
-def png(figure):
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=90, metadata={"Software": None})
-    plt.close(figure)
-    return buffer.getvalue()
-
-
-GOAL_STYLES = ("-", "--", "-.", ":")
-# the goals' lines and the repeats' points in colours of their own
-GOAL_COLOURS = ("C3", "C4", "C5", "C6")
-REPEAT_COLOURS = ("C0", "C1", "C2", "C9", "C8", "C7", "black")
-
-
-def _rate_axis(axes, divisor, frame_size):
-    """x in Mpps or kpps, and on top the same load as Gbps on the wire (L1) at the frame size."""
-    axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _position: "%g" % (value / divisor)))
-    factor = (frame_size + units.WIRE_OVERHEAD) * 8 / 1e9
-    top = axes.secondary_xaxis("top", functions=(lambda pps: pps * factor, lambda gbps: gbps / factor))
-    top.set_xlabel("Gbps on the wire (L1: %d B frame + 20 B preamble and gap)" % frame_size, fontsize=8)
-    top.tick_params(labelsize=7)
-
-
-def _goal_artists(axes, searches, divisor, unit):
-    """A vertical line per goal at the lower bound (the median over the repeats), its bounds' range shaded, its loss as a dashed level."""
-    for index, goal in enumerate(plotdata.goal_lines(searches)):
-        colour = GOAL_COLOURS[index % len(GOAL_COLOURS)]
-        label = "%s (loss <= %g %%): lower bound %.4g %s" % (goal["name"], 100.0 * goal["loss_ratio"], goal["lower_bound"] / divisor, unit)
-        if goal["repeats"] > 1:
-            label += ", the median of %d repeats (shaded: their lower to upper bounds)" % goal["repeats"]
-        if goal["generator_limited"]:
-            label += ", generator-limited"
-        axes.axvline(goal["lower_bound"], linestyle=GOAL_STYLES[index % len(GOAL_STYLES)], linewidth=1.4, color=colour, label=label)
-        axes.axvspan(goal["low"], goal["high"], color=colour, alpha=0.08, linewidth=0)
-        if goal["loss_ratio"] > 0:
-            axes.axhline(100.0 * goal["loss_ratio"], linestyle=(0, (1, 3)), linewidth=0.8, color=colour)
-
-
-def _trial_artists(axes, searches, window):
-    several = len(searches) > 1
-    for index, search in enumerate(searches):
-        trials = [trial for trial in search["trials"] if window[0] <= trial["load"] <= window[1]]
-        final = max(trial["duration"] for trial in search["trials"])
-        colour = REPEAT_COLOURS[index % len(REPEAT_COLOURS)]
-        for kind, marker, filled in (("short trials", "o", False), ("final trials", "s", True)):
-            chosen = [trial for trial in trials if (trial["duration"] >= final) == filled]
-            if not chosen:
-                continue
-            label = "repeat %d, %s" % (search.get("repeat", 0), kind) if several else kind
-            axes.scatter([trial["load"] for trial in chosen], [100.0 * trial["loss_ratio"] for trial in chosen], marker=marker, s=22,
-                         facecolors=colour if filled else "none", edgecolors=colour, linewidths=1, label=label, zorder=3)
-    limited = [trial for search in searches for trial in search["trials"] if trial.get("generator_limited") and window[0] <= trial["load"] <= window[1]]
-    if limited:
-        axes.scatter([trial["load"] for trial in limited], [100.0 * trial["loss_ratio"] for trial in limited], marker="x", s=30, color="black",
-                     linewidths=0.8, label="generator-limited trial", zorder=4)
-
-
-def loss_plot(document, searches):
-    """Loss against offered load of one profile's searches (its repeats, one colour each), around the goals' bounds."""
-    profile = searches[0]["profile"]
-    window = plotdata.loss_window(searches)
-    divisor, unit = plotdata.rate_scale(window[1])
-    figure, axes = plt.subplots(figsize=(10, 5.2))
-    _trial_artists(axes, searches, window)
-    handles = len(axes.get_legend_handles_labels()[0])
-    trials_legend = axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, title="trials",
-                                title_fontsize=7) if handles else None
-    _goal_artists(axes, searches, divisor, unit)
-    hidden = plotdata.hidden_trials(searches, window)
-    if hidden:
-        where = units.pps_text(hidden[1]) if hidden[1] == hidden[2] else units.pps_range_text(hidden[1], hidden[2])
-        axes.plot([], [], " ", label="not shown: %d trial%s at %s" % (hidden[0], "s" if hidden[0] > 1 else "", where))
-    threshold = plotdata.linear_threshold(searches, window)
-    axes.set_yscale("symlog", linthresh=threshold)
-    axes.set_ylim(-threshold * 0.3, 100.0)
-    axes.set_xlim(*window)
-    axes.grid(True, which="major", linewidth=0.4, alpha=0.5)
-    _rate_axis(axes, divisor, profile["frame_size"])
-    axes.set_xlabel("offered load, %s" % unit)
-    axes.set_ylabel("loss, %% (symlog: linear below %g %%)" % threshold)
-    axes.set_title("%s: %s %s %d B, %s%s" % (document["datapath"], profile["scenario"], profile["protocol"], profile["frame_size"], document["run_id"],
-                                             ", %d repeats" % len(searches) if len(searches) > 1 else ""), fontsize=9, loc="left")
-    goal_handles, goal_labels = [part[handles:] for part in axes.get_legend_handles_labels()]
-    axes.legend(goal_handles, goal_labels, fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.2), borderaxespad=0, title="goals", title_fontsize=7)
-    if trials_legend:
-        axes.add_artist(trials_legend)
-    figure.subplots_adjust(left=0.08, right=0.78, top=0.86, bottom=0.4)
-    return png(figure)
-
-
-def _bars(axes, positions, found, width, colour, label):
-    """One datapath x goal: a bar to the lower bound, a lighter one on to the upper bound, min to max as error bars, hatched when generator-limited."""
-    values = [plotdata.bar_values(row) for row in found]
-    hatches = ["//" if value[4] else None for value in values]
-    lower = [value[0] for value in values]
-    bars = axes.bar(positions, lower, width, color=colour, label=label, edgecolor="black", linewidth=0.4)
-    axes.bar(positions, [max(0.0, value[1] - value[0]) for value in values], width, bottom=lower, color=colour, alpha=0.35, linewidth=0)
-    for patch, hatch in zip(bars, hatches):
-        patch.set_hatch(hatch)
-    if any(row and row["repeats"] > 1 for row in found):
-        axes.errorbar(positions, lower, yerr=[[value[0] - value[2] for value in values], [value[3] - value[0] for value in values]],
-                      fmt="none", ecolor="black", elinewidth=0.8, capsize=2)
-
-
-def bars_plot(rows):
-    table = report.latest(rows)
-    groups = sorted({(key[1], key[2], key[3]) for key in table})
-    datapaths = sorted({key[0] for key in table})
-    goals = [goal for goal in ("ndr", "pdr") if any(key[4] == goal for key in table)] or sorted({key[4] for key in table})[:2]
-    figure, axes = plt.subplots(figsize=(max(8, 1.0 * len(groups) * max(1, len(datapaths)) + 2.5), 3.8))
-    width = 0.8 / max(1, len(datapaths) * len(goals))
-    divisor, unit = plotdata.rate_scale(max(row["upper_bound"] for row in table.values()))
-    for d_index, datapath in enumerate(datapaths):
-        for g_index, goal in enumerate(goals):
-            offset = (d_index * len(goals) + g_index) * width
-            _bars(axes, [index + offset for index in range(len(groups))], [table.get((datapath,) + group + (goal,)) for group in groups], width,
-                  "C%d" % (d_index * len(goals) + g_index), "%s %s: lower bound" % (datapath, goal))
-    axes.bar([0], [0], 0, color="grey", alpha=0.35, label="lighter: up to the upper bound")
-    if any(row["generator_limited"] for row in table.values()):
-        axes.bar([0], [0], 0, color="white", edgecolor="black", hatch="//", label="hatched: generator-limited")
-    axes.set_xticks([index + 0.4 - width / 2 for index in range(len(groups))])
-    axes.set_xticklabels(["%s\n%s %d B" % group for group in groups], fontsize=8)
-    axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _position: "%g" % (value / divisor)))
-    axes.set_ylabel("frames/s, %s" % unit)
-    axes.grid(True, axis="y", linewidth=0.4, alpha=0.5)
-    axes.set_title("Lower bounds per scenario x protocol x frame size%s" % (" (error bars: the repeats' min to max)" if report.repeated(rows) else ""),
-                   fontsize=9, loc="left")
-    axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    figure.subplots_adjust(left=0.08, right=0.72, top=0.9, bottom=0.16)
-    return png(figure)
-
-
-def plots(documents, rows):
-    """``{file name: (caption, PNG bytes)}``: the bars, the loss plot of every run x frame size with trials, and the
-    bounds against the number of flows of a run with several flow counts."""
-    images = {"bars.png": ("NDR and PDR per scenario x protocol x frame size", bars_plot(rows))}
-    # the runs with the most repeats first, then by run id
-    for document in sorted(documents, key=lambda document: (-report.planned_repeats(document), document["run_id"])):
-        for group in report.searches_by_profile(document, complete=False):
-            searches = [search for search in group if search.get("trials")]
-            if searches:
-                size = searches[0]["profile"]["frame_size"]
-                images["loss-%s-%d.png" % (document["run_id"], size)] = (
-                    "loss against offered load: %s, %d B" % (document["run_id"], size), loss_plot(document, searches))
-    images.update(plotdata.flow_plots(rows))
-    return images
 
 
 def write_if_changed(path, data, check_mode):

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 
-from ansible_collections.offload.testbed.tests.unit.free_ports import free_ports
+from ansible_collections.offload.testbed.tests.support.free_ports import free_ports
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SOFTGEN_DIR = os.path.join(ROOT, "extensions")

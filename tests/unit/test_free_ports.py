@@ -3,8 +3,8 @@ import socket
 
 import pytest
 
-from ansible_collections.offload.testbed.tests.unit import free_ports as free_ports_mod
-from ansible_collections.offload.testbed.tests.unit.free_ports import free_port, free_ports
+from ansible_collections.offload.testbed.tests.support import free_ports as free_ports_mod
+from ansible_collections.offload.testbed.tests.support.free_ports import free_port, free_ports
 
 
 def test_ports_are_distinct_below_the_ephemeral_range_and_bindable():

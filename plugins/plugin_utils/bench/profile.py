@@ -28,9 +28,9 @@ import ipaddress
 import json
 import struct
 
+from ansible_collections.offload.testbed.extensions.softgen.fieldengine import FCS, inet_checksum
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.spec import flow_counts, flow_list
 
-FCS = 4
 ETH_LEN, VLAN_LEN, IP_LEN, UDP_LEN, TCP_LEN = 14, 4, 20, 8, 20
 TCP_SEQ, TCP_ACK = 0x10000000, 0x20000000
 L4_TYPE = {"udp": 11, "tcp": 13}
@@ -53,15 +53,6 @@ def header_lengths(protocol, vlan):
     return l2_len, l2_len + IP_LEN, l2_len + IP_LEN + (TCP_LEN if protocol == "tcp" else UDP_LEN)
 
 
-def _checksum(data):
-    if len(data) % 2:
-        data += b"\x00"
-    total = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while total >> 16:
-        total = (total & 0xFFFF) + (total >> 16)
-    return (~total) & 0xFFFF
-
-
 def build_frame(frame_size, protocol, src_ip, dst_ip, src_port, dst_port, vlan=None):
     """The base frame, without FCS (``frame_size - 4`` bytes), checksums filled in.
 
@@ -81,7 +72,7 @@ def build_frame(frame_size, protocol, src_ip, dst_ip, src_port, dst_port, vlan=N
     src = ipaddress.IPv4Address(src_ip).packed
     dst = ipaddress.IPv4Address(dst_ip).packed
     ip_hdr = struct.pack("!BBHHHBBH4s4s", 0x45, 0, ip_total, 0, 0, 64, proto, 0, src, dst)
-    ip_hdr = ip_hdr[:10] + struct.pack("!H", _checksum(ip_hdr)) + ip_hdr[12:]
+    ip_hdr = ip_hdr[:10] + struct.pack("!H", inet_checksum(ip_hdr)) + ip_hdr[12:]
     payload = b"\x00" * (length - l4_end)
     l4_total = ip_total - IP_LEN
     if protocol == "tcp":
@@ -92,7 +83,7 @@ def build_frame(frame_size, protocol, src_ip, dst_ip, src_port, dst_port, vlan=N
         l4_hdr = struct.pack("!HHHH", src_port, dst_port, l4_total, 0)
         csum_at = 6
     pseudo = src + dst + struct.pack("!BBH", 0, proto, l4_total)
-    csum = _checksum(pseudo + l4_hdr + payload)
+    csum = inet_checksum(pseudo + l4_hdr + payload)
     if protocol == "udp" and csum == 0:
         csum = 0xFFFF
     l4_hdr = l4_hdr[:csum_at] + struct.pack("!H", csum) + l4_hdr[csum_at + 2:]

@@ -152,22 +152,21 @@ def _us(value):
 class BenchRun:
     """The frame-size (and flow-count) loop of one ``trex_bench`` task.
 
+    The streams of each frame size and flow count are built once, here, when its searches start.
+
     :param args: the validated arguments (``spec.check``).
     :param generator: a :class:`.generator.Generator`, connected.
     :param store: the run's :class:`.results.Store`, saved once.
-    :param streams: ``{frame size: profile.build_streams(args, size)}``; with a list of flow counts
-        those are the first count's, and the run builds the others' (``streams_for``).
     :param health: ``health()`` -> the DUT's health (``dut_health``'s
         result) or None without health checks.
     :param log, warn: callables taking one line for the user.
     :param sleep: ``time.sleep``, replaced in tests.
     """
 
-    def __init__(self, args, generator, store, streams, health=None, log=None, warn=None, sleep=time.sleep):
+    def __init__(self, args, generator, store, health=None, log=None, warn=None, sleep=time.sleep):
         self.args = args
         self.generator = generator
         self.store = store
-        self.streams = streams
         self.health = health
         self.log = log or (lambda line: None)
         self.warn = warn or self.log
@@ -182,7 +181,7 @@ class BenchRun:
         """Every frame size, every flow count, every repeat; returns one summary per frame size (x flow count)."""
         summaries = []
         for self.position, (size, flows) in enumerate(searches_of(self.args)):
-            self.generator.load(self.streams_for(size, flows))
+            self.generator.load(build_streams(self.args, size, flows))
             entries = [self.run_search(size, repeat, flows) for repeat in range(self.args["repeat"])]
             summary = self.summarize(entries)
             self.run_latency(entries[0], size, summary)
@@ -192,12 +191,6 @@ class BenchRun:
                               "trials": sum(len(entry["trials"]) for entry in entries), "latency": entries[0].get("latency"),
                               "soak": entries[0].get("soak")})
         return summaries
-
-    def streams_for(self, size, flows):
-        """The streams of one frame size and flow count: the action's for one count, built here for the others."""
-        if flow_list(self.args) and flows != self.args["flows"][0]:
-            return build_streams(self.args, size, flows)
-        return self.streams[size]
 
     def tag(self, size, repeat, flows=None):
         label = "%s %d B" % (self.store.run_id, size)

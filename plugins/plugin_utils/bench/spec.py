@@ -14,7 +14,7 @@ Interface of the action (``plugins/action/trex_bench.py``)::
 ``validate_argument_spec`` refuses unknown arguments, wrong types, choices
 and missing required arguments (it raises ``AnsibleActionFail`` with the
 first of them) and fills in every default written in :func:`argument_spec`,
-the goals' (``search.DEFAULT_GOALS``) included. :func:`check` gets those
+the goals' (``goals.DEFAULT_GOALS``) included. :func:`check` gets those
 converted parameters and returns every remaining problem at once: value
 ranges and checks across arguments, each message naming the argument as the
 user writes it (``rx_server.ports``, ``goals[1].loss_ratio``), the bad value
@@ -35,8 +35,8 @@ import re
 
 from ansible_collections.offload.testbed.plugins.module_utils.host import validate
 from ansible_collections.offload.testbed.plugins.module_utils.host.validate import show_converted
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.goals import DEFAULT_GOALS, GOAL_RANGES, goal_range, goal_value_ok, resolve_preset
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.rfc9971 import PRESETS
-from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import DEFAULT_GOALS, GOAL_RANGES, goal_range, goal_value_ok, resolve_preset
 
 SCENARIOS = ("routing", "nat", "lb")
 PROTOCOLS = ("udp", "tcp")

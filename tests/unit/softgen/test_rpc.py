@@ -22,7 +22,7 @@ zmq = pytest.importorskip("zmq")
 
 from softgen.server import (  # noqa: E402  pylint: disable=wrong-import-position
     ERR_EXECUTE, ERR_INVALID_PARAMS, ERR_INVALID_REQ, ERR_METHOD_NOT_FOUND, ERR_PARSE)
-from ansible_collections.offload.testbed.tests.unit.free_ports import free_ports  # noqa: E402  pylint: disable=wrong-import-position
+from ansible_collections.offload.testbed.tests.support.free_ports import free_ports  # noqa: E402  pylint: disable=wrong-import-position
 
 SOFTGEN_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "extensions"))
 

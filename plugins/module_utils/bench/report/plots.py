@@ -2,10 +2,9 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """What the report's plots show, as data: the loss plot's window and goal lines, the bars' values, the flow scale series.
 
-The ``bench_report`` module draws them with matplotlib; these functions choose
-the numbers, so they can be tested without it. The flow scale plot (each goal's
-bound against the number of flows, log x axis) is drawn here (:func:`flow_plots`)
-when matplotlib imports, and is left out when it does not.
+These functions choose the numbers, so they can be tested without matplotlib;
+:mod:`.draw` draws them (the bars, the loss plots, and each goal's bound against
+the number of flows on a log x axis).
 
 The loss plot's x range is set by the goals' bounds, not by the first trial at
 the maximum load: from the lowest lower bound to the highest upper bound,
@@ -17,20 +16,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import io
 import math
 
-from ansible_collections.offload.testbed.plugins.module_utils.bench.report import tables as report
 from ansible_collections.offload.testbed.plugins.module_utils.bench import stats
-
-try:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter
-    HAS_MATPLOTLIB = True
-except ImportError:
-    HAS_MATPLOTLIB = False
 
 SPAN_MARGIN = 0.3
 HIGH_MARGIN = 0.15
@@ -126,58 +114,3 @@ def flow_series(groups):
                            "generator_limited": [bool(row["generator_limited"]) for _flows, row in points],
                            "repeats": max(row["repeats"] for _flows, row in points)})
     return series
-
-
-FLOW_MARKERS = ("o", "s", "^", "D")
-
-
-def _flow_lines(axes, series):
-    """A line per series (colour per group, marker and style per goal), the repeats' min to max as error bars, generator-limited points crossed."""
-    labels = sorted({item["label"] for item in series})
-    goals = []
-    for item in series:
-        if item["goal"] not in goals:
-            goals.append(item["goal"])
-    for item in series:
-        goal_index = goals.index(item["goal"])
-        colour = "C%d" % (labels.index(item["label"]) % 10)
-        errors = [[value - low for value, low in zip(item["lower_bound"], item["low"])],
-                  [high - value for value, high in zip(item["lower_bound"], item["high"])]]
-        axes.errorbar(item["flows"], item["lower_bound"], yerr=errors,
-                      marker=FLOW_MARKERS[goal_index % len(FLOW_MARKERS)], linestyle=("-", "--", "-.", ":")[goal_index % 4], color=colour,
-                      markersize=4, linewidth=1.2, capsize=2, label="%s, %s (loss <= %g %%)" % (item["label"], item["goal"], 100.0 * item["loss_ratio"]))
-    limited = [(flows, value) for item in series for flows, value, flag in zip(item["flows"], item["lower_bound"], item["generator_limited"]) if flag]
-    if limited:
-        axes.scatter([point[0] for point in limited], [point[1] for point in limited], marker="x", s=40, color="black", linewidths=0.9,
-                     label="generator-limited bound", zorder=4)
-
-
-def flows_plot(series):
-    """PNG bytes of each goal's lower bound against the number of flows (log x axis) of the series of :func:`flow_series`."""
-    divisor, unit = rate_scale(max(value for item in series for value in item["high"] + item["lower_bound"]))
-    figure, axes = plt.subplots(figsize=(10, 4.6))
-    _flow_lines(axes, series)
-    axes.set_xscale("log")
-    axes.set_ylim(bottom=0)
-    axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _position: "%g" % (value / divisor)))
-    axes.set_xlabel("flows (source addresses), log scale")
-    axes.set_ylabel("lower bound, frames/s, %s" % unit)
-    axes.grid(True, which="both", linewidth=0.4, alpha=0.5)
-    repeats = max(item["repeats"] for item in series)
-    axes.set_title("Bounds against the number of flows%s" % (" (the median of the repeats; error bars: their min to max)" if repeats > 1 else ""),
-                   fontsize=9, loc="left")
-    axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    figure.subplots_adjust(left=0.08, right=0.66, top=0.9, bottom=0.12)
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=90, metadata={"Software": None})
-    plt.close(figure)
-    return buffer.getvalue()
-
-
-def flow_plots(rows):
-    """``{"flows.png": (caption, PNG bytes)}`` for the rows of ``bench_report.rows_of`` with a run of several flow counts;
-    empty without one, or without matplotlib."""
-    series = flow_series(report.flow_groups(rows))
-    if not series or not HAS_MATPLOTLIB:
-        return {}
-    return {report.FLOWS_PNG: ("lower bounds against the number of flows (log scale)", flows_plot(series))}

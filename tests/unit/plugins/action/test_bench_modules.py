@@ -14,10 +14,11 @@ import pytest
 from ansible_collections.offload.testbed.plugins.module_utils.bench.report import tables as report
 from ansible_collections.offload.testbed.plugins.module_utils.bench import stats
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import results as br
-from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import DEFAULT_GOALS, search
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.goals import DEFAULT_GOALS
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import search
 from ansible_collections.offload.testbed.plugins.modules import bench_report as report_module
 from ansible_collections.offload.testbed.plugins.modules import dut_health
-from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import device_models as dm
+from ansible_collections.offload.testbed.tests.support import device_models as dm
 from ansible_collections.offload.testbed.tests.unit.plugins.modules.modtest import run_module
 
 HERE = os.path.dirname(os.path.abspath(__file__))

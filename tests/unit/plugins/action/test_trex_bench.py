@@ -5,7 +5,7 @@
 The stand-in keeps the client's calls (connect, reset, add_streams, start with a
 ``"<n>pps"`` multiplier, wait_on_traffic, get_stats with per-port
 ``opackets``/``ipackets``) and answers them from a device model of
-tests/unit/plugins/module_utils/device_models.py; the DUT's health comes from a
+tests/support/device_models.py; the DUT's health comes from a
 table. Real packets are the integration test's job (test_trex_bench_softgen.py).
 """
 
@@ -26,7 +26,7 @@ from ansible.errors import AnsibleActionFail
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible_collections.offload.testbed.plugins.action import trex_bench as action_mod
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import spec, trex
-from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import device_models as dm
+from ansible_collections.offload.testbed.tests.support import device_models as dm
 
 jsonschema = pytest.importorskip("jsonschema")
 

@@ -11,7 +11,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.offload.testbed.plugins.module_utils.bench.report import tables as report
-from ansible_collections.offload.testbed.plugins.module_utils.bench.report import plots
+from ansible_collections.offload.testbed.plugins.module_utils.bench.report import draw, plots
 from ansible_collections.offload.testbed.plugins.module_utils.bench.report.render import markdown, to_html
 from ansible_collections.offload.testbed.tests.unit.plugins.plugin_utils.bench.test_bench_flow_scale import FlowScaledGenerator, capacity_at
 from ansible_collections.offload.testbed.tests.unit.plugins.plugin_utils.bench.test_bench_run import bench, on_disk
@@ -47,7 +47,7 @@ def test_one_flow_count_keeps_the_table_it_had(tmp_path):
     assert "flows" not in header and header[3:5] == ["frame", "goal"] and len(lines) == 3
     tables, _entries = report.tables_of([document])
     assert "Bounds against the number of flows" not in [table[0] for table in tables]
-    assert plots.flow_plots(report.rows_of([document])) == {}
+    assert draw.flow_plots(report.rows_of([document])) == {}
 
 
 def test_a_document_without_flow_counts_still_reports(tmp_path, scaled):
@@ -98,15 +98,15 @@ def test_the_plot_series_follow_the_flow_counts(scaled):
 
 
 def test_the_plot_is_a_png_with_matplotlib(scaled):
-    images = plots.flow_plots(report.rows_of([scaled]))
+    images = draw.flow_plots(report.rows_of([scaled]))
     assert list(images) == ["flows.png"]
     caption, data = images["flows.png"]
     assert "number of flows" in caption and data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 5000
 
 
 def test_without_matplotlib_there_is_no_flow_plot(scaled, monkeypatch):
-    monkeypatch.setattr(plots, "HAS_MATPLOTLIB", False)
-    assert plots.flow_plots(report.rows_of([scaled])) == {}
+    monkeypatch.setattr(draw, "HAS_MATPLOTLIB", False)
+    assert draw.flow_plots(report.rows_of([scaled])) == {}
 
 
 def test_the_bench_report_module_writes_the_flow_plot_beside_the_bars(scaled):

@@ -19,7 +19,7 @@ import pytest
 from ansible.module_utils import basic
 from ansible_collections.offload.testbed.plugins.modules import iperf3_streams
 from ansible_collections.offload.testbed.plugins.module_utils.generator import iperf3 as iperf3_utils
-from ansible_collections.offload.testbed.tests.unit.free_ports import free_port
+from ansible_collections.offload.testbed.tests.support.free_ports import free_port
 from ansible_collections.offload.testbed.tests.unit.plugins.modules.modtest import ModuleExit, patch_module_args, run_module
 from ansible_collections.offload.testbed.tests.unit.plugins.modules.test_dpdk_docs import differences
 

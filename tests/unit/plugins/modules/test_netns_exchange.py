@@ -16,7 +16,7 @@ import pytest
 from ansible_collections.offload.testbed.plugins.module_utils.host import netns
 from ansible_collections.offload.testbed.plugins.module_utils.topology import netns_exchange
 from ansible_collections.offload.testbed.plugins.modules import netns_exchange as netns_exchange_module
-from ansible_collections.offload.testbed.tests.unit.free_ports import free_port
+from ansible_collections.offload.testbed.tests.support.free_ports import free_port
 from ansible_collections.offload.testbed.tests.unit.plugins.modules.modtest import run_module
 from ansible_collections.offload.testbed.tests.unit.plugins.modules.udp_peer import UdpPeer, veth_namespaces
 

@@ -16,8 +16,9 @@ import math
 import pytest
 
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import build_streams, fingerprint, profile, searches_of
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench import run as run_module
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.run import run_stats
-from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import device_models as dm
+from ansible_collections.offload.testbed.tests.support import device_models as dm
 from ansible_collections.offload.testbed.tests.unit.plugins.plugin_utils.bench.test_bench_run import (
     CAPACITY, Crash, FakeGenerator, bench, bench_args, on_disk)
 
@@ -74,11 +75,20 @@ def test_repeats_run_per_flow_count(tmp_path):
     assert [(entry["profile"]["flows"], entry["repeat"]) for entry in searches] == [(1000, 0), (1000, 1), (50000, 0), (50000, 1)]
 
 
-def test_the_first_count_uses_the_actions_streams_the_others_are_built_per_count(tmp_path):
-    run, _store = bench(tmp_path, FlowScaledGenerator(), flows=[5000, 70000])
-    assert run.streams_for(64, 5000) is run.streams[64]
-    assert flows_of(run.streams_for(64, 70000)) == 70000
-    assert run.streams_for(64, 70000) == build_streams(run.args, 64, 70000)
+def test_the_streams_of_each_frame_size_and_flow_count_are_built_once_by_the_run(tmp_path, monkeypatch):
+    built = []
+
+    def counted(args, size, flows=None):
+        built.append((size, flows))
+        return build_streams(args, size, flows)
+
+    monkeypatch.setattr(run_module, "build_streams", counted)
+    generator = FlowScaledGenerator()
+    run, _store = bench(tmp_path, generator, flows=[5000, 70000], frame_sizes=[64, 128])
+    run.run()
+    assert built == [(64, 5000), (64, 70000), (128, 5000), (128, 70000)]
+    assert generator.loaded == [5000, 70000, 5000, 70000]
+    assert generator.streams == build_streams(run.args, 128, 70000)
 
 
 def test_a_resumed_run_finds_its_searches_by_flow_count(tmp_path):

@@ -13,7 +13,7 @@ import pytest
 
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import results as br
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import search
-from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import device_models as dm
+from ansible_collections.offload.testbed.tests.support import device_models as dm
 
 SEARCH = {"width": 0.005, "final_duration": 10.0, "initial_duration": 1.0, "max_load": dm.MAX_LOAD, "min_load": dm.MIN_LOAD,
           "warmup_duration": 0.0, "warmup_load": dm.MAX_LOAD / 10, "settle": 0.5, "repeat": 1}

@@ -21,10 +21,10 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import spec
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, Generator, GeneratorLost
-from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import build_streams, fingerprint
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import fingerprint
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.results import Store, schema_errors
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.run import BenchRun, RunStopped, first_connect, run_header
-from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import device_models as dm
+from ansible_collections.offload.testbed.tests.support import device_models as dm
 
 CAPACITY = 200000.0
 MAX_LOAD = 1000000.0
@@ -104,8 +104,7 @@ def bench(tmp_path, generator, sleeps=None, **overrides):
     args = bench_args(tmp_path, **overrides)
     store = Store(str(tmp_path), args["run_id"], fingerprint(args), run_header(args, generator.info(), "dut", None))
     store.save()
-    streams = {size: build_streams(args, size) for size in args["frame_sizes"]}
-    return BenchRun(args, generator, store, streams, sleep=(sleeps.append if sleeps is not None else lambda seconds: None)), store
+    return BenchRun(args, generator, store, sleep=(sleeps.append if sleeps is not None else lambda seconds: None)), store
 
 
 def reference_run(tmp_path):

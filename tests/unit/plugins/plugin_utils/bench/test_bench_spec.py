@@ -24,7 +24,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.offload.testbed.plugins.modules import trex_bench as trex_bench_doc
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import spec
-from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import DEFAULT_GOALS
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.goals import DEFAULT_GOALS
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", ".."))
 GOOD = {"max_load": 1000000, "results_dir": "/tmp/results"}

@@ -12,8 +12,9 @@ import json
 import pytest
 
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import search as search_module
-from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import DEFAULT_GOALS, search
-from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import device_models as dm
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.goals import DEFAULT_GOALS
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import search
+from ansible_collections.offload.testbed.tests.support import device_models as dm
 
 FINAL = 10.0
 WIDTH = 0.005

@@ -19,7 +19,7 @@ import pytest
 
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import rfc9971
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.search import search
-from ansible_collections.offload.testbed.tests.unit.plugins.module_utils import device_models as dm
+from ansible_collections.offload.testbed.tests.support import device_models as dm
 
 # FD.io CSIT's goals: 1 s final trials, 21 s of them per load, half of that time may lose more than the loss ratio.
 CSIT = [{"name": "ndr", "loss_ratio": 0.0, "exceed_ratio": 0.5, "final_duration": 1.0, "duration_sum": 21.0},

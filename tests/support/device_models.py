@@ -108,37 +108,45 @@ class CleanCliff(DeviceModel):
         return 1.0 - self.capacity / load
 
 
-class GradualLoss(DeviceModel):
+class _Knee(DeviceModel):
+    """No loss up to a knee; above it, the loss of ``excess_loss(load)``."""
+
+    def __init__(self, knee):
+        DeviceModel.__init__(self)
+        self.knee = knee
+
+    def expected_loss(self, load):
+        return 0.0 if load <= self.knee else self.excess_loss(load)
+
+    def excess_loss(self, load):
+        raise NotImplementedError
+
+
+class GradualLoss(_Knee):
     """Loss starts at a knee and grows: each packet/s above it is half lost."""
 
     name = "gradual"
     description = "knee at 3.1 Mpps, half of the excess lost"
 
     def __init__(self, knee=3100000.0, lost_share=0.5):
-        DeviceModel.__init__(self)
-        self.knee = knee
+        _Knee.__init__(self, knee)
         self.lost_share = lost_share
 
-    def expected_loss(self, load):
-        if load <= self.knee:
-            return 0.0
+    def excess_loss(self, load):
         return self.lost_share * (load - self.knee) / load
 
 
-class SoftKnee(DeviceModel):
+class SoftKnee(_Knee):
     """Loss ratio grows with the square of the overload: no sharp edge."""
 
     name = "soft_knee"
     description = "knee at 6 Mpps, loss ratio 8 x (overload ratio)^2"
 
     def __init__(self, knee=6000000.0, factor=8.0):
-        DeviceModel.__init__(self)
-        self.knee = knee
+        _Knee.__init__(self, knee)
         self.factor = factor
 
-    def expected_loss(self, load):
-        if load <= self.knee:
-            return 0.0
+    def excess_loss(self, load):
         return min(1.0, self.factor * ((load - self.knee) / self.knee) ** 2)
 
 
