@@ -32,7 +32,7 @@ def _isolated(isolated, prefix):
         isolated = ",".join(str(cpu) for cpu in isolated)
         if not isolated:
             return set(), []
-    isolated_set, error = validate.cpu_list("%sisolated_cpus" % prefix, isolated)
+    isolated_set, error = validate.cpu_list(validate.Names(prefix=prefix)("isolated_cpus"), isolated)
     return (None, [error]) if error else (isolated_set, [])
 
 

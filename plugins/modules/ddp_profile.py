@@ -172,7 +172,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner, command_line, failure
-
+from ansible_collections.offload.testbed.plugins.module_utils.host import validate
 from ansible_collections.offload.testbed.plugins.module_utils.prepare import ddp
 from ansible_collections.offload.testbed.plugins.module_utils.parse.ethtool import parse_ethtool_info
 
@@ -211,9 +211,7 @@ class Port(object):
         self.runner = HostRunner(module)
         self.commands = self.runner.commands
         self.result = {'pci': None, 'driver': None, 'firmware': None, 'before': None, 'package': None}
-
-    def name(self, option):
-        return self.p['names'].get(option, option)
+        self.name = validate.Names(self.p['names'])
 
     def resolve_profile(self):
         """The name ``ethtool -f`` takes (relative to firmware_dir), or ``None`` after an error."""
@@ -350,10 +348,10 @@ def diff_text(profile):
 def read_package_stage(module):
     p = module.params
     if not p['profile']:
-        module.fail_json(msg='%s: not set; stage read_package reads that file' % p['names'].get('profile', 'profile'), errors=[], commands=[], package=None)
+        module.fail_json(msg='%s: not set; stage read_package reads that file' % validate.Names(p['names'])('profile'), errors=[], commands=[], package=None)
     package, why = read_file(p['profile'])
     errors = [] if package else ['%s: %s is no DDP package for the i40e driver: %s; use the .pkgo of the profile for Intel 700-series'
-                                 % (p['names'].get('profile', 'profile'), p['profile'], why)]
+                                 % (validate.Names(p['names'])('profile'), p['profile'], why)]
     if errors and not p['validate_only']:
         module.fail_json(msg=errors[0], errors=errors, commands=[], package=None)
     module.exit_json(changed=False, package=package, errors=errors, commands=[])

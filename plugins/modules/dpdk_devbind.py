@@ -228,19 +228,18 @@ class Devices(object):
         return {'addresses': addresses, 'routes': routes}
 
     def check(self, devices):
-        p, names = self.params, self.params['names']
-        label = names.get('devices', 'devices')
-        labels = ['%s[%d]' % (label, index) for index in range(len(p['devices']))]
+        p, name_of = self.params, validate.Names(self.params['names'])
+        labels = [name_of('devices', index) for index in range(len(p['devices']))]
         drivers = self.drivers = self.read_drivers()
         management = {'host': self.read_host() if p['state'] == 'bound' else {'addresses': {}, 'routes': []},
-                      'addresses': resolve(p['management_addresses'], names.get('management_addresses', 'management_addresses'))
-                      + resolve([p['connection_address']] if p['connection_address'] else [], names.get('connection_address', 'connection_address')),
-                      'interfaces': [(n, names.get('management_interfaces', 'management_interfaces')) for n in p['management_interfaces']]}
+                      'addresses': resolve(p['management_addresses'], name_of('management_addresses'))
+                      + resolve([p['connection_address']] if p['connection_address'] else [], name_of('connection_address')),
+                      'interfaces': [(n, name_of('management_interfaces')) for n in p['management_interfaces']]}
         errors = []
         for name, entry in zip(labels, p['devices']):
             pci = entry.get('pci').lower() if isinstance(entry.get('pci'), str) else None
             errors.extend(dpdk_devbind.device_errors(name, entry, devices.get(pci), drivers, management, p['state']))
-        errors += validate.name_list(names.get('management_interfaces', 'management_interfaces'), p['management_interfaces'],
+        errors += validate.name_list(name_of('management_interfaces'), p['management_interfaces'],
                                      validate.interface_name)
         return errors + dpdk_devbind.duplicate_errors(labels, p['devices']) + self.program_errors()
 
@@ -263,7 +262,7 @@ class Devices(object):
             return []
         return ['%s: %s is not on this host (%s); install DPDK\'s usertools (Debian and Ubuntu: apt install dpdk, which has '
                 '/usr/bin/dpdk-devbind.py) or give the command as a list with its full path'
-                % (self.params['names'].get('devbind', 'devbind'), validate.show(program), 'not executable' if os.path.isabs(program) else 'not on PATH')]
+                % (validate.Names(self.params['names'])('devbind'), validate.show(program), 'not executable' if os.path.isabs(program) else 'not on PATH')]
 
     def bind(self, pci, driver):
         argv = dpdk_devbind.bind_argv(self.params['devbind'], pci, driver)

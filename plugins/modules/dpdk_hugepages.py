@@ -266,12 +266,12 @@ def _diff(counts, mounts):
 def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     p = module.params
-    label = p['names'].get('pages', 'pages')
+    name = validate.Names(p['names'])
     host = read_host(p['root'])
-    names = ['%s[%d]' % (label, index) for index in range(len(p['pages']))]
+    names = [name('pages', index) for index in range(len(p['pages']))]
     errors = []
     if p['state'] == 'present':
-        share = validate.fraction(p['names'].get('max_fraction', 'max_fraction'), p['max_fraction'],
+        share = validate.fraction(name('max_fraction'), p['max_fraction'],
                                   'of the memory (of the host, and of each NUMA node) the hugepages may take')
         errors = ([share] if share else []) + hugepages.errors(names, p['pages'], host, 1.0 if share else p['max_fraction'], p['persist'])
     base = dict(changed=False, commands=[], errors=errors, counts=host['current'], default_size=host['default_size'],

@@ -84,6 +84,7 @@ noiommu:
 import os
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.offload.testbed.plugins.module_utils.host import validate
 from ansible_collections.offload.testbed.plugins.module_utils.host.runner import HostRunner
 
 ARGUMENT_SPEC = dict(
@@ -115,8 +116,13 @@ def read_host(root):
             'vfio_pci': os.path.isdir(os.path.join(module, 'vfio_pci')), 'noiommu': noiommu}
 
 
+def names_of(params):
+    """How the messages call the options (what asked for vfio-pci to be loaded is ``modprobe`` unless named)."""
+    return validate.Names(dict({'load': 'modprobe'}, **params['names']))
+
+
 def errors_of(params, host):
-    name = params['names'].get('noiommu', 'noiommu')
+    name = names_of(params)('noiommu')
     if host['groups'] or params['noiommu'] or host['noiommu']:
         return []
     return ['%s: this host has no IOMMU (nothing under /sys/kernel/iommu_groups: a VM without a virtual IOMMU, or a host '
@@ -127,7 +133,7 @@ def errors_of(params, host):
 
 def load_errors(runner, params, steps):
     """What ``modprobe -n`` says of each module the plan loads: the host's kernel must have it (run in check mode too)."""
-    name = params['names'].get('load', 'modprobe')
+    name = names_of(params)('load')
     errors = []
     for step in steps:
         if step[0] != 'modprobe':
@@ -173,10 +179,10 @@ def main():
         else:
             runner.write(step[1], step[2], **fields)
     if noiommu:
-        module.warn(WARNING % p['names'].get('noiommu', 'noiommu'))
+        module.warn(WARNING % names_of(p)('noiommu'))
     if host['groups'] and p['noiommu']:
         module.warn('%s: true is not used: this host has an IOMMU (%d groups), vfio-pci isolates its devices'
-                    % (p['names'].get('noiommu', 'noiommu'), host['groups']))
+                    % (names_of(p)('noiommu'), host['groups']))
     result['changed'] = bool(result['commands'])
     module.exit_json(**result)
 

@@ -136,11 +136,11 @@ def read(runner, p):
     try:
         link = nd.parse_link(out)
     except ValueError as exc:
-        return None, None, '%s: ip -j -d link show printed no JSON (%s)' % (nd.label(p['names'], 'device'), exc)
+        return None, None, '%s: ip -j -d link show printed no JSON (%s)' % (nd.names_of(p)('device'), exc)
     argv = nd.features_argv(p['device'], p['namespace'])
     rc, out, err = runner.read(argv, check_rc=False)
     if rc != 0:
-        return link, None, '%s: %s' % (nd.label(p['names'], 'device'), failure(argv, rc, out, err))
+        return link, None, '%s: %s' % (nd.names_of(p)('device'), failure(argv, rc, out, err))
     return link, parse_ethtool_features_detail(out), None
 
 

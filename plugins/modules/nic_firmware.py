@@ -358,14 +358,14 @@ def versions(devices):
 
 
 def names_of(module):
-    prefix = module.params['variable_prefix']
-    return dict((option, prefix + option) for option in ('images', 'devices', 'sysfs_root'))
+    """How the messages call the options: the role's variables (``variable_prefix`` and the option)."""
+    return nf.validate.Names(prefix=module.params['variable_prefix'])
 
 
 def read_images_stage(module):
     """On the controller: the facts of every image given as src."""
     flint = flint_path(module)
-    images, where = nf.index_images(module.params['images'], names_of(module)['images'])
+    images, where = nf.index_images(module.params['images'], names_of(module)('images'))
     facts = {}
     for psid, entry in sorted(images.items()):
         if entry.get('src'):
@@ -416,12 +416,12 @@ def bundle_paths(module):
 def check(module, host, stage):
     """Read the host and check every variable against it and the images: (errors, cards, plans)."""
     p, names = module.params, names_of(module)
-    errors = nf.validate_images(p['images'], names['images'], bundle_paths(module))
-    images, where = nf.index_images(p['images'], names['images'])
-    wanted, device_errors = nf.validate_devices(p['devices'], names['devices'])
+    errors = nf.validate_images(p['images'], names('images'), bundle_paths(module))
+    images, where = nf.index_images(p['images'], names('images'))
+    wanted, device_errors = nf.validate_devices(p['devices'], names('devices'))
     errors.extend(device_errors)
     if not os.path.isdir(os.path.join(p['sysfs_root'], 'bus', 'pci', 'devices')):
-        errors.append('%s: %s has no bus/pci/devices; point it at the root of sysfs, /sys' % (names['sysfs_root'], nf.validate.show(p['sysfs_root'])))
+        errors.append('%s: %s has no bus/pci/devices; point it at the root of sysfs, /sys' % (names('sysfs_root'), nf.validate.show(p['sysfs_root'])))
     if not host.mlxfwmanager and not host.flint:
         return errors + ['neither mlxfwmanager nor flint/mstflint is installed on the host: install MFT or mstflint first'], [], []
     cards = host.read()
@@ -431,7 +431,7 @@ def check(module, host, stage):
     facts, image_errors = image_facts_for(module, host, cards, stage, images, where)
     for psid in sorted(image_errors):
         errors.extend(image_errors[psid])
-    plans = [nf.plan_device(card, images, facts, p['reset_ok'], names['images'], where) for card in cards]
+    plans = [nf.plan_device(card, images, facts, p['reset_ok'], names('images'), where) for card in cards]
     # A refusal of the planner the image checks did not tell already (a card whose burned version nobody reports).
     errors.extend(plan['refusal'] for plan in plans if plan['refusal'] and plan['psid'] not in image_errors)
     return errors, cards, plans
@@ -455,7 +455,7 @@ def burn(module, host, plans, lines):
         commands.extend(commands_for(plan, host.flint or 'flint', mlxfwreset or 'mlxfwreset', host.mlxfwmanager or 'mlxfwmanager'))
     runner = host.runner
     if commands and not runner.dry and any('reset' in plan['action'] for plan in plans) and not mlxfwreset:
-        module.fail_json(msg='mlxfwreset is not installed; install MFT or set %sreset_ok: false' % module.params['variable_prefix'], plan=lines)
+        module.fail_json(msg='mlxfwreset is not installed; install MFT or set %s: false' % names_of(module)('reset_ok'), plan=lines)
     for argv in commands:
         rc, out, err = runner.change(argv, check_rc=False)
         if rc != 0:

@@ -39,9 +39,9 @@ def parse_link(text):
     return {'mtu': item.get('mtu'), 'min_mtu': item.get('min_mtu'), 'max_mtu': item.get('max_mtu')}
 
 
-def label(names, option):
-    """How the messages call an option: the user's variable from ``names``, else the option's name."""
-    return (names or {}).get(option, option)
+def names_of(params):
+    """How the messages call the options: ``validate.Names`` of the module's ``names``."""
+    return validate.Names(params.get('names'))
 
 
 def _shown(detail):
@@ -70,7 +70,7 @@ def feature_errors(params, current):
     """The requested features against ``ethtool -k``'s detail: unknown names, non-bools, [fixed] ones asked to change."""
     errors = []
     device = params['device']
-    prefix = label(params.get('names'), 'features')
+    prefix = names_of(params)('features')
     for name, wanted in (params.get('features') or {}).items():
         where = '%s.%s' % (prefix, name)
         if not isinstance(wanted, bool):
@@ -89,7 +89,7 @@ def mtu_errors(params, link):
     mtu = params.get('mtu')
     if mtu is None:
         return []
-    where = label(params.get('names'), 'mtu')
+    where = names_of(params)('mtu')
     error = validate.int_in(where, mtu, MTU_MIN, MTU_MAX, 'give an MTU in bytes, for example 1550 for VXLAN over a 1500 underlay')
     if error:
         return [error]
@@ -106,24 +106,24 @@ def mtu_errors(params, link):
 
 def name_errors(params):
     """The device's and the namespace's names by the one rule for names (validate.py), before anything is read."""
-    names = params.get('names')
-    found = [validate.interface_name(label(names, 'device'), params.get('device'), 'a network device')]
+    name = names_of(params)
+    found = [validate.interface_name(name('device'), params.get('device'), 'a network device')]
     if params.get('namespace'):
-        found.append(validate.netns_name(label(names, 'namespace'), params['namespace']))
+        found.append(validate.netns_name(name('namespace'), params['namespace']))
     return [error for error in found if error]
 
 
 def device_error(params, rc, out, err):
     """The message for an ``ip link show`` that failed: no such namespace, or no such device in it."""
-    names = params.get('names')
+    name = names_of(params)
     said = (err or out or '').strip()
     namespace = params.get('namespace')
     if namespace and 'network namespace' in said:
         return '%s: network namespace %s cannot be entered (%s); create it first or fix the name' % (
-            label(names, 'namespace'), validate.show(namespace), said)
+            name('namespace'), validate.show(namespace), said)
     place = 'in network namespace %s' % validate.show(namespace) if namespace else 'on this host'
     return '%s: device %s does not exist %s (ip link show said: %s, rc %d)' % (
-        label(names, 'device'), validate.show(params['device']), place, said, rc)
+        name('device'), validate.show(params['device']), place, said, rc)
 
 
 def errors_of(params, link, current):
@@ -169,16 +169,16 @@ def readback_errors(params, link, current, messages=''):
     """What the re-read device still lacks: an MTU that stayed, features ``ethtool -K`` left as they were."""
     errors = []
     device = params['device']
-    names = params.get('names')
+    option = names_of(params)
     said = ' (ethtool -K said: %s)' % ' / '.join(m.strip() for m in messages.splitlines() if m.strip()) if messages.strip() else ''
     mtu = params.get('mtu')
     if mtu is not None and link['mtu'] != mtu:
-        errors.append('%s: %s still has mtu %s after ip link set dev %s mtu %d' % (label(names, 'mtu'), device, link['mtu'], device, mtu))
+        errors.append('%s: %s still has mtu %s after ip link set dev %s mtu %d' % (option('mtu'), device, link['mtu'], device, mtu))
     for name, wanted in (params.get('features') or {}).items():
         detail = current.get(name)
         if detail is None or detail['on'] != wanted:
             errors.append('%s.%s: ethtool -K %s %s %s did not change it: ethtool -k %s prints %s: %s%s' % (
-                label(names, 'features'), name, device, name, 'on' if wanted else 'off', device, name,
+                option('features'), name, device, name, 'on' if wanted else 'off', device, name,
                 'nothing' if detail is None else _shown(detail), said))
     return errors
 

@@ -9,8 +9,9 @@ host runs, built but not installed, then OVN configured with
 ``--with-ovs-source`` and ``--with-ovs-build``, built and installed. This file
 holds what needs no host: reading version strings and ``git ls-remote``, the
 choice of a tag, the identity of a source, the configure flags, the record of
-a build and the plan of commands. ``offload.testbed.ovn_build`` (the module)
-reads the host, calls these and runs the plan.
+a build and the plan of commands. ``datapath/ovn_build_host.py`` reads the
+host for ``offload.testbed.ovn_build`` (the module), calls these and runs the
+plan.
 
 A *component* is ``ovs`` or ``ovn``; its source is a dict with the module's
 options without the component prefix: ``git_url``, ``ref``, ``archive``,

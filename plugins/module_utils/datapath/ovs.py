@@ -58,26 +58,26 @@ def validate(config, isolated=None, prefix="ovs_"):
     ``pmd_cpu_mask``, ``bridges`` (each with ``ports``), and ``isolated`` is
     the host's isolated CPU set (None when unknown: not checked).
     """
-    p = prefix
+    name = rules.Names(prefix=prefix)
     errors = []
     if config.get("datapath") not in DATAPATHS:
-        errors.append("%sdatapath: %r is not one of doca, system, netdev, dpdk" % (p, config.get("datapath")))
+        errors.append("%s: %r is not one of doca, system, netdev, dpdk" % (name("datapath"), config.get("datapath")))
     mask = config.get("pmd_cpu_mask")
     if mask:
         if not HEX_RE.match(str(mask)):
-            errors.append("%spmd_cpu_mask: %r is not hexadecimal; write the CPU mask like 0xfc (CPUs 2-7)" % (p, mask))
+            errors.append("%s: %r is not hexadecimal; write the CPU mask like 0xfc (CPUs 2-7)" % (name("pmd_cpu_mask"), mask))
         else:
             cpus = mask_cpus(mask)
             if not cpus:
-                errors.append("%spmd_cpu_mask: %r selects no CPU" % (p, mask))
+                errors.append("%s: %r selects no CPU" % (name("pmd_cpu_mask"), mask))
             elif isolated is not None and not cpus <= set(isolated):
-                errors.append("%spmd_cpu_mask: %s puts PMD threads on CPUs %s, which are not isolated on this host (isolated: %s); "
+                errors.append("%s: %s puts PMD threads on CPUs %s, which are not isolated on this host (isolated: %s); "
                               "isolate them with boot_params or pick isolated CPUs"
-                              % (p, mask, ",".join(str(c) for c in sorted(cpus - set(isolated))),
+                              % (name("pmd_cpu_mask"), mask, ",".join(str(c) for c in sorted(cpus - set(isolated))),
                                  ",".join(str(c) for c in sorted(isolated)) or "none"))
     for i, bridge in enumerate(config.get("bridges") or []):
         for j, port in enumerate(bridge.get("ports") or []):
-            var = "%sbridges[%d].ports[%d]" % (p, i, j)
+            var = name("bridges", i, "ports", j)
             where = "%s (%s)" % (var, port.get("name"))
             errors += _port_vlan_errors(var, where, port)
             n_rxq = (port.get("options") or {}).get("n_rxq")
@@ -91,8 +91,8 @@ def validate(config, isolated=None, prefix="ovs_"):
                     cores = set(int(pair.split(":")[1]) for pair in str(affinity).split(","))
                     outside = cores - mask_cpus(mask)
                     if outside:
-                        errors.append("%s: pmd-rxq-affinity pins queues to cores %s, outside %spmd_cpu_mask %s"
-                                      % (where, ",".join(str(c) for c in sorted(outside)), p, mask))
+                        errors.append("%s: pmd-rxq-affinity pins queues to cores %s, outside %s %s"
+                                      % (where, ",".join(str(c) for c in sorted(outside)), name("pmd_cpu_mask"), mask))
             address = port.get("address")
             if address is not None:
                 if not _prefixed_address(address):
@@ -362,91 +362,91 @@ def _eal_config(v):
     return other
 
 
-def _eal_errors(v, p):
+def _eal_errors(v, name):
     """The EAL variables: socket memory in MB per NUMA node, a hexadecimal lcore mask, dpdk-init on the dpdk datapath."""
     errors = []
     for key in ("dpdk_socket_mem", "dpdk_socket_limit"):
         mem = v.get(key)
         if mem not in (None, "") and not SOCKET_MEM_RE.match(str(mem).replace(" ", "")):
-            errors.append("%s%s: %r is not megabytes per NUMA node; write it like 1024 or 1024,1024" % (p, key, mem))
+            errors.append("%s: %r is not megabytes per NUMA node; write it like 1024 or 1024,1024" % (name(key), mem))
     mask = v.get("dpdk_lcore_mask")
     if mask not in (None, "") and not HEX_RE.match(str(mask)):
-        errors.append("%sdpdk_lcore_mask: %r is not hexadecimal; write the CPU mask like 0x1 (CPU 0)" % (p, mask))
+        errors.append("%s: %r is not hexadecimal; write the CPU mask like 0x1 (CPU 0)" % (name("dpdk_lcore_mask"), mask))
     if v.get("datapath") == "dpdk" and v.get("dpdk_init") is not None and not truth(v.get("dpdk_init")):
-        errors.append("%sdpdk_init: false on the dpdk datapath, whose ports need DPDK initialised; "
-                      "leave %sdpdk_init unset or true, or pick another %sdatapath" % (p, p, p))
+        errors.append("%s: false on the dpdk datapath, whose ports need DPDK initialised; "
+                      "leave %s unset or true, or pick another %s" % (name("dpdk_init"), name("dpdk_init"), name("datapath")))
     return errors
 
 
 def validate_role(v, isolated=None, prefix="ovs_"):
     """Errors in the ``ovs`` role's variables (no prefix in ``v``), named as the user wrote them."""
-    p = prefix
+    name = rules.Names(prefix=prefix)
     errors = validate({"datapath": v.get("datapath"), "pmd_cpu_mask": v.get("pmd_cpu_mask")}, isolated, prefix)
-    errors += _vlan_errors(None, None, "%suplink_trunks" % p, v.get("uplink_trunks"))
-    errors += _eal_errors(v, p)
+    errors += _vlan_errors(None, None, name("uplink_trunks"), v.get("uplink_trunks"))
+    errors += _eal_errors(v, name)
     n_rxq = v.get("uplink_n_rxq")
     if n_rxq is not None and (not str(n_rxq).lstrip("-").isdigit() or int(n_rxq) < 1):
-        errors.append("%suplink_n_rxq: %s is below 1; give the number of RX queues "
-                      "(the ConnectX-6 Lx reference bench: 1 on the DUT, 6 on the generator)" % (p, n_rxq))
+        errors.append("%s: %s is below 1; give the number of RX queues "
+                      "(the ConnectX-6 Lx reference bench: 1 on the DUT, 6 on the generator)" % (name("uplink_n_rxq"), n_rxq))
     affinity = v.get("uplink_pmd_rxq_affinity")
     if affinity:
         if not AFFINITY_RE.match(str(affinity)):
-            errors.append("%suplink_pmd_rxq_affinity: %r is not a list of queue:core pairs such as 0:2,1:3" % (p, affinity))
+            errors.append("%s: %r is not a list of queue:core pairs such as 0:2,1:3" % (name("uplink_pmd_rxq_affinity"), affinity))
         elif v.get("pmd_cpu_mask") and HEX_RE.match(str(v["pmd_cpu_mask"])):
             outside = set(int(pair.split(":")[1]) for pair in str(affinity).split(",")) - mask_cpus(v["pmd_cpu_mask"])
             if outside:
-                errors.append("%suplink_pmd_rxq_affinity: cores %s are outside %spmd_cpu_mask %s"
-                              % (p, ",".join(str(c) for c in sorted(outside)), p, v["pmd_cpu_mask"]))
+                errors.append("%s: cores %s are outside %s %s"
+                              % (name("uplink_pmd_rxq_affinity"), ",".join(str(c) for c in sorted(outside)), name("pmd_cpu_mask"), v["pmd_cpu_mask"]))
     for i, rep in enumerate(v.get("representors") or []):
-        errors += _vlan_errors("%srepresentors[%d].tag" % (p, i), rep.get("tag"), None, None)
+        errors += _vlan_errors(name("representors", i, "tag"), rep.get("tag"), None, None)
         if rep.get("bridge") not in (None, v.get("underlay_bridge"), v.get("integration_bridge")):
-            errors.append("%srepresentors[%d].bridge: %r is neither %s nor %s"
-                          % (p, i, rep.get("bridge"), v.get("underlay_bridge"), v.get("integration_bridge")))
+            errors.append("%s: %r is neither %s nor %s"
+                          % (name("representors", i, "bridge"), rep.get("bridge"), v.get("underlay_bridge"), v.get("integration_bridge")))
     for i, port in enumerate(v.get("internal_ports") or []):
-        errors += _vlan_errors("%sinternal_ports[%d].tag" % (p, i), port.get("tag"), None, None)
+        errors += _vlan_errors(name("internal_ports", i, "tag"), port.get("tag"), None, None)
         if port.get("address") is not None and not _prefixed_address(port["address"]):
-            errors.append("%sinternal_ports[%d].address: %r is not an address with a prefix length such as 10.10.0.3/24"
-                          % (p, i, port["address"]))
-    errors += ovn_errors(v, prefix) + role_name_errors(v, prefix)
+            errors.append("%s: %r is not an address with a prefix length such as 10.10.0.3/24"
+                          % (name("internal_ports", i, "address"), port["address"]))
+    errors += ovn_errors(v, name) + role_name_errors(v, name)
     return errors
 
 
-def role_name_errors(v, prefix="ovs_"):
-    """The bridge, port, chassis and network names of the ``ovs`` role, by the one rule for names of validate.py."""
-    p = prefix
-    found = [rules.interface_name("%s%s" % (p, key), v[key], rules.OVS_BRIDGE)
+def role_name_errors(v, name):
+    """The bridge, port, chassis and network names of the ``ovs`` role, by the one rule for names of validate.py;
+    ``name`` is the role's :class:`validate.Names`."""
+    found = [rules.interface_name(name(key), v[key], rules.OVS_BRIDGE)
              for key in ("underlay_bridge", "integration_bridge", "ovn_bridge") if key in v]
     if v.get("uplink"):
         derived = uplink_type(v["datapath"]) if v.get("datapath") in DATAPATHS else None
-        found.append(rules.ovs_port_name("%suplink" % p, v["uplink"], v.get("uplink_type") or derived))
+        found.append(rules.ovs_port_name(name("uplink"), v["uplink"], v.get("uplink_type") or derived))
     for i, rep in enumerate(v.get("representors") or []):
         kind = rep.get("type", "doca" if v.get("datapath") == "doca" else "") if isinstance(rep, dict) else None
-        found.append(rules.ovs_port_name("%srepresentors[%d].name" % (p, i), rep.get("name") if isinstance(rep, dict) else rep, kind))
+        found.append(rules.ovs_port_name(name("representors", i, "name"), rep.get("name") if isinstance(rep, dict) else rep, kind))
     for i, port in enumerate(v.get("internal_ports") or []):
-        found.append(rules.ovs_port_name("%sinternal_ports[%d].name" % (p, i), port.get("name") if isinstance(port, dict) else port, "internal"))
+        found.append(rules.ovs_port_name(name("internal_ports", i, "name"), port.get("name") if isinstance(port, dict) else port, "internal"))
     if v.get("system_id"):
-        found.append(rules.database_name("%ssystem_id" % p, v["system_id"], "the chassis name (external_ids:system-id)"))
+        found.append(rules.database_name(name("system_id"), v["system_id"], "the chassis name (external_ids:system-id)"))
     mappings = v.get("ovn_bridge_mappings")
-    if mappings and not bridge_mappings_error("%sovn_bridge_mappings" % p, mappings):
+    if mappings and not bridge_mappings_error(name("ovn_bridge_mappings"), mappings):
         # ovn-controller splits the pairs at ',' and ':' and keeps the white space around each part
         for pair in mappings.split(","):
             network, dummy, bridge = pair.partition(":")
-            found.append(rules.database_name("%sovn_bridge_mappings" % p, network, "the physical network name of a bridge mapping"))
-            found.append(rules.interface_name("%sovn_bridge_mappings" % p, bridge, "the bridge of a bridge mapping, " + rules.OVS_BRIDGE))
+            found.append(rules.database_name(name("ovn_bridge_mappings"), network, "the physical network name of a bridge mapping"))
+            found.append(rules.interface_name(name("ovn_bridge_mappings"), bridge, "the bridge of a bridge mapping, " + rules.OVS_BRIDGE))
     return [error for error in found if error]
 
 
-def ovn_errors(v, prefix="ovs_"):
-    """The external_ids ovn-controller reads: ``ovn_remote``, ``ovn_nb``, ``ovn_encap_ip``, ``ovn_bridge_mappings``."""
-    p = prefix
+def ovn_errors(v, name):
+    """The external_ids ovn-controller reads: ``ovn_remote``, ``ovn_nb``, ``ovn_encap_ip``, ``ovn_bridge_mappings``;
+    ``name`` is the role's :class:`validate.Names`."""
     errors = []
     for key in ("ovn_remote", "ovn_nb"):
         if v.get(key):
-            errors.append(rules.ovsdb_remote("%s%s" % (p, key), v[key]))
+            errors.append(rules.ovsdb_remote(name(key), v[key]))
     if v.get("ovn_encap_ip"):
-        errors.append(rules.ipv4_address("%sovn_encap_ip" % p, v["ovn_encap_ip"]))
+        errors.append(rules.ipv4_address(name("ovn_encap_ip"), v["ovn_encap_ip"]))
     if v.get("ovn_bridge_mappings"):
-        errors.append(bridge_mappings_error("%sovn_bridge_mappings" % p, v["ovn_bridge_mappings"]))
+        errors.append(bridge_mappings_error(name("ovn_bridge_mappings"), v["ovn_bridge_mappings"]))
     return [error for error in errors if error]
 
 
@@ -471,10 +471,10 @@ def bridge_mappings_error(name, value):
 def controller_errors(v, prefix="ovn_controller_"):
     """Errors in the ``ovn_controller`` role's variables (no prefix in ``v``): ``sb_db``, ``timeout``,
     the SSL files and ``remote_interface``, each named as the user wrote it."""
-    p = prefix
+    name = rules.Names(prefix=prefix)
     errors = []
     if v.get("sb_db"):
-        error = rules.ovsdb_remote("%ssb_db" % p, v["sb_db"])
+        error = rules.ovsdb_remote(name("sb_db"), v["sb_db"])
         if error:
             errors.append('%s (or leave it "" to use the chassis\' ovn-remote)' % error)
     timeout = v.get("timeout")
@@ -484,15 +484,15 @@ def controller_errors(v, prefix="ovn_controller_"):
     except ValueError:
         number = None
     if number is None or number < 1:
-        errors.append("%stimeout: %s is not a number of seconds of at least 1; give the seconds to wait for the chassis "
-                      "in the Southbound database, for example 60" % (p, rules.show(timeout)))
+        errors.append("%s: %s is not a number of seconds of at least 1; give the seconds to wait for the chassis "
+                      "in the Southbound database, for example 60" % (name("timeout"), rules.show(timeout)))
     if v.get("remote_interface"):
-        errors += [e for e in [rules.interface_name("%sremote_interface" % p, v["remote_interface"], "the interface ovn-controller reaches "
+        errors += [e for e in [rules.interface_name(name("remote_interface"), v["remote_interface"], "the interface ovn-controller reaches "
                                                     "the Southbound database through")] if e]
     for key in ("ssl_private_key", "ssl_certificate", "ssl_ca_cert"):
         if not str(v.get(key) or "").startswith("/"):
-            errors.append("%s%s: %s is not an absolute path; give the file's full path, for example /etc/ovn/%s"
-                          % (p, key, rules.show(v.get(key)),
+            errors.append("%s: %s is not an absolute path; give the file's full path, for example /etc/ovn/%s"
+                          % (name(key), rules.show(v.get(key)),
                              {"ssl_private_key": "ovn-controller-privkey.pem", "ssl_certificate": "ovn-controller-cert.pem",
                               "ssl_ca_cert": "ovn-cacert.pem"}[key]))
     return errors
@@ -519,8 +519,9 @@ def dpdk_memory_errors(v, meminfo, initialized, prefix="ovs_"):
     need = max([int(mb) for mb in mem.split(",") if mb.isdigit()] or [1])
     if free_mb >= need:
         return []
-    what = "%s%s: %d MB of hugepages for DPDK" % (prefix, "dpdk_socket_mem", need) if mem else \
-        "%sdatapath: %s needs hugepages" % (prefix, v["datapath"])
+    name = rules.Names(prefix=prefix)
+    what = "%s: %d MB of hugepages for DPDK" % (name("dpdk_socket_mem"), need) if mem else \
+        "%s: %s needs hugepages" % (name("datapath"), v["datapath"])
     if v["datapath"] == "doca":
         what += " (OVS-DOCA runs on DPDK's EAL)"
     return ["%s, and the host has %d MB free (HugePages_Free %d of %d kB); reserve them first (the dpdk_host role's "
@@ -534,14 +535,14 @@ def _pinned(affinity):
     return dict((int(queue), int(core)) for queue, core in (pair.split(":") for pair in str(affinity).split(",")))
 
 
-def _mask_in_effect(v, prefix):
+def _mask_in_effect(v, name):
     """``(variable, mask)`` the role wrote as ``pmd-cpu-mask``: an ``ovs_other_config`` key wins over ``ovs_pmd_cpu_mask``."""
     other = v.get("other_config") or {}
     if other.get("pmd-cpu-mask"):
-        return "%sother_config['pmd-cpu-mask']" % prefix, str(other["pmd-cpu-mask"])
+        return "%s['pmd-cpu-mask']" % name("other_config"), str(other["pmd-cpu-mask"])
     if v.get("pmd_cpu_mask"):
-        return "%spmd_cpu_mask" % prefix, str(v["pmd_cpu_mask"])
-    return "%spmd_cpu_mask" % prefix, None
+        return name("pmd_cpu_mask"), str(v["pmd_cpu_mask"])
+    return name("pmd_cpu_mask"), None
 
 
 def pmd_rxq_errors(rxqs, v, isolated=None, command="dpif-netdev/pmd-rxq-show", prefix="ovs_"):
@@ -555,7 +556,8 @@ def pmd_rxq_errors(rxqs, v, isolated=None, command="dpif-netdev/pmd-rxq-show", p
     core outside the PMD mask, a core that is not isolated, a queue of the
     uplink that is not on the core ``uplink_pmd_rxq_affinity`` pins it to.
     """
-    mask_var, mask = _mask_in_effect(v, prefix)
+    name = rules.Names(prefix=prefix)
+    mask_var, mask = _mask_in_effect(v, name)
     cores = mask_cpus(mask) if mask and HEX_RE.match(mask) else None
     pinned = _pinned(v.get("uplink_pmd_rxq_affinity")) if v.get("uplink") else {}
     errors = []
@@ -569,9 +571,9 @@ def pmd_rxq_errors(rxqs, v, isolated=None, command="dpif-netdev/pmd-rxq-show", p
                           "core %s with boot_params (boot_params_isolated_cpus) and reboot"
                           % (mask_var, where, cpulist(isolated) or "none", mask_var, rxq["core"]))
         if rxq["port"] == v.get("uplink") and pinned.get(rxq["queue"], rxq["core"]) != rxq["core"]:
-            errors.append("%suplink_pmd_rxq_affinity: %s, not by the one on core %d it is pinned to; put core %d in %s "
+            errors.append("%s: %s, not by the one on core %d it is pinned to; put core %d in %s "
                           "(a queue pinned outside the mask is moved) or pin the queue to a core of the mask"
-                          % (prefix, where, pinned[rxq["queue"]], pinned[rxq["queue"]], mask_var))
+                          % (name("uplink_pmd_rxq_affinity"), where, pinned[rxq["queue"]], pinned[rxq["queue"]], mask_var))
     return errors
 
 
@@ -585,10 +587,10 @@ def hw_tc_offload_devices(v, prefix="ovs_"):
     software (a NIC without TC offload, as the VM lab's igb, whose hw-tc-offload is off [fixed])."""
     if v.get("datapath") != "system" or not truth(v.get("hw_offload")) or (v.get("other_config") or {}).get("tc-policy") == "skip_hw":
         return []
-    devices = []
+    name, devices = rules.Names(prefix=prefix), []
     if v.get("uplink") and (v.get("uplink_type") or "") in ("", "system"):
-        devices.append({"device": v["uplink"], "var": "%suplink" % prefix})
+        devices.append({"device": v["uplink"], "var": name("uplink")})
     for i, rep in enumerate(v.get("representors") or []):
         if isinstance(rep, dict) and rep.get("name") and (rep.get("type") or "") in ("", "system"):
-            devices.append({"device": rep["name"], "var": "%srepresentors[%d].name" % (prefix, i)})
+            devices.append({"device": rep["name"], "var": name("representors", i, "name")})
     return devices

@@ -64,11 +64,11 @@ def _number_errors(where, tunnel):
     return errors
 
 
-def _underlay_errors(prefix, underlay, need):
+def _underlay_errors(name, underlay, need):
     errors = []
     seen = set()
     for i, item in enumerate(underlay):
-        where = "%sunderlay[%d]" % (prefix, i)
+        where = name("underlay", i)
         named = [rules.interface_name("%s.device" % where, item.get("device"), "the underlay's network device")]
         named += [rules.netns_name("%s.namespace" % where, item["namespace"])] if item.get("namespace") else []
         errors += [problem for problem in named if problem]
@@ -78,27 +78,29 @@ def _underlay_errors(prefix, underlay, need):
         seen.add(key)
         mtu = item.get("mtu")
         if mtu is not None and (_int(mtu) is None or _int(mtu) < need):
-            errors.append("%s.mtu: %r is below the %d bytes a full-size inner packet needs (%sinner_mtu plus the tunnel overhead);"
-                          " give at least %d, or leave it unset for that" % (where, mtu, need, prefix, need))
+            errors.append("%s.mtu: %r is below the %d bytes a full-size inner packet needs (%s plus the tunnel overhead);"
+                          " give at least %d, or leave it unset for that" % (where, mtu, need, name("inner_mtu"), need))
     return errors
 
 
 def validate(config, prefix="tunnel_offload_"):
     """Every error in the role's variables (``config`` without the prefix), each naming the variable."""
-    errors = [e for e in [rules.interface_name("%sbridge" % prefix, config.get("bridge"), rules.OVS_BRIDGE)] if e]
-    errors += rules.name_list("%sbridge_ports" % prefix, config.get("bridge_ports") or [], rules.ovs_port_name)
+    name = rules.Names(prefix=prefix)
+    errors = [e for e in [rules.interface_name(name("bridge"), config.get("bridge"), rules.OVS_BRIDGE)] if e]
+    errors += rules.name_list(name("bridge_ports"), config.get("bridge_ports") or [], rules.ovs_port_name)
     inner = config.get("inner_mtu", 1500)
     if _int(inner) is None or not 68 <= _int(inner) <= 9000:
-        errors.append("%sinner_mtu: %r is not an MTU; give 68 to 9000, such as 1500" % (prefix, inner))
+        errors.append("%s: %r is not an MTU; give 68 to 9000, such as 1500" % (name("inner_mtu"), inner))
     seen = set()
     tunnels = config.get("tunnels") or []
     for i, tunnel in enumerate(tunnels):
-        errors += _tunnel_errors("%stunnels[%d]" % (prefix, i), tunnel, seen)
-    errors += _underlay_errors(prefix, config.get("underlay") or [], underlay_mtu(config))
+        errors += _tunnel_errors(name("tunnels", i), tunnel, seen)
+    errors += _underlay_errors(name, config.get("underlay") or [], underlay_mtu(config))
     mgm = config.get("mlx4_log_num_mgm_entry_size")
     if mgm is not None and (_int(mgm) is None or not (_int(mgm) == -1 or MGM_RANGE[0] <= _int(mgm) <= MGM_RANGE[1])):
-        errors.append("%smlx4_log_num_mgm_entry_size: %r is outside what mlx4_core takes; give -1 (device managed flow steering, which"
-                      " VXLAN offload on ConnectX-3 Pro needs) or %d to %d, or leave it unset" % (prefix, mgm, MGM_RANGE[0], MGM_RANGE[1]))
+        errors.append("%s: %r is outside what mlx4_core takes; give -1 (device managed flow steering, which"
+                      " VXLAN offload on ConnectX-3 Pro needs) or %d to %d, or leave it unset"
+                      % (name("mlx4_log_num_mgm_entry_size"), mgm, MGM_RANGE[0], MGM_RANGE[1]))
     return errors
 
 

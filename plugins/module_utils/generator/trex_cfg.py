@@ -130,33 +130,34 @@ def _thread_errors(where, instance, isolated, seen_cpus):
 CHECKSUM_RE = re.compile(r"^(md5|sha1|sha224|sha256|sha384|sha512):[0-9A-Fa-f]+$")
 
 
-def archive_errors(archive, prefix="trex_server_"):
-    """Errors of the TRex archive settings: a URL or a controller file, and a checksum."""
+def archive_errors(archive, name):
+    """Errors of the TRex archive settings: a URL or a controller file, and a checksum; ``name`` is the role's :class:`validate.Names`."""
     errors = []
     if not archive.get("url") and not archive.get("src"):
-        errors.append("%sarchive_url / %sarchive_src: give the TRex release archive as a URL or a file on the controller" % (prefix, prefix))
+        errors.append("%s / %s: give the TRex release archive as a URL or a file on the controller" % (name("archive_url"), name("archive_src")))
     checksum = archive.get("checksum") or ""
     if not checksum:
-        errors.append("%sarchive_checksum: empty; give the archive's checksum as ALGORITHM:HEX (e.g. sha256:...), "
-                      "it is verified before the archive is unpacked" % prefix)
+        errors.append("%s: empty; give the archive's checksum as ALGORITHM:HEX (e.g. sha256:...), "
+                      "it is verified before the archive is unpacked" % name("archive_checksum"))
     elif not CHECKSUM_RE.match(str(checksum)):
-        errors.append("%sarchive_checksum: %r is not ALGORITHM:HEX with ALGORITHM one of md5, sha1, sha224, sha256, sha384, sha512"
-                      % (prefix, checksum))
+        errors.append("%s: %r is not ALGORITHM:HEX with ALGORITHM one of md5, sha1, sha224, sha256, sha384, sha512"
+                      % (name("archive_checksum"), checksum))
     if not archive.get("version") or "/" in str(archive.get("version")):
-        errors.append("%sversion: %r must be a non-empty version without '/' (e.g. v3.06); it names the install directory"
-                      % (prefix, archive.get("version")))
+        errors.append("%s: %r must be a non-empty version without '/' (e.g. v3.06); it names the install directory"
+                      % (name("version"), archive.get("version")))
     return errors
 
 
-def settings_errors(settings, prefix="trex_server_"):
-    """Errors of the role's own settings: ``bind`` (the address softgen listens on) and ``start_timeout``."""
+def settings_errors(settings, name):
+    """Errors of the role's own settings: ``bind`` (the address softgen listens on) and ``start_timeout``; ``name``
+    is the role's :class:`validate.Names`."""
     errors = []
     if "bind" in settings:
-        errors.append(rules.ipv4_address("%sbind" % prefix, settings["bind"]))
+        errors.append(rules.ipv4_address(name("bind"), settings["bind"]))
     if "start_timeout" in settings:
         value = settings["start_timeout"]
         number = _int(value.strip() if isinstance(value, str) else value)
-        errors.append(rules.int_in("%sstart_timeout" % prefix, value if number is None else number, 1, 3600,
+        errors.append(rules.int_in(name("start_timeout"), value if number is None else number, 1, 3600,
                                    "give the seconds an instance has to answer on its RPC port, for example 60"))
     return [error for error in errors if error]
 
@@ -170,31 +171,32 @@ def validate(instances, mode="trex", isolated_cpus=None, prefix="trex_server_", 
     ``version``, is checked with :func:`archive_errors`. ``settings``, a dict
     with ``bind`` and ``start_timeout``, is checked with :func:`settings_errors`.
     """
+    name = rules.Names(prefix=prefix)
     if mode not in MODES:
-        return ["%smode: %r must be one of %s" % (prefix, mode, ", ".join(MODES))]
-    errors = settings_errors(settings, prefix) if settings else []
-    errors += archive_errors(archive, prefix) if mode == "trex" and archive is not None else []
+        return ["%s: %r must be one of %s" % (name("mode"), mode, ", ".join(MODES))]
+    errors = settings_errors(settings, name) if settings else []
+    errors += archive_errors(archive, name) if mode == "trex" and archive is not None else []
     if not isinstance(instances, list) or not instances:
-        return errors + ["%sinstances: declare at least one instance (a list of dicts with name and ports)" % prefix]
+        return errors + ["%s: declare at least one instance (a list of dicts with name and ports)" % name("instances")]
     isolated = None
     if mode == "trex":
-        isolated, error = _isolated_cpus(isolated_cpus, prefix)
+        isolated, error = _isolated_cpus(isolated_cpus, name)
         errors.extend(error)
     # what the instances before took: names, TCP ports, generator ports, CPUs; each with where it was
     seen = {"names": {}, "sockets": {}, "ports": {}, "cpus": {}}
     for index, instance in enumerate(instances):
-        errors.extend(_instance_errors("%sinstances[%d]" % (prefix, index), instance, mode, isolated, seen))
+        errors.extend(_instance_errors(name("instances", index), instance, mode, isolated, seen))
     return errors
 
 
-def _isolated_cpus(value, prefix):
+def _isolated_cpus(value, name):
     """``trex_server_isolated_cpus`` as a set of CPUs, or None and why not."""
-    cpus, error = rules.cpu_list("%sisolated_cpus" % prefix, value or "")
+    cpus, error = rules.cpu_list(name("isolated_cpus"), value or "")
     if error:
         return None, [error]
     if not cpus:
-        return None, ["%sisolated_cpus: empty; TRex threads must be pinned to isolated CPUs "
-                      "(boot_params_isolated_cpus, e.g. 2-15,34-47)" % prefix]
+        return None, ["%s: empty; TRex threads must be pinned to isolated CPUs "
+                      "(boot_params_isolated_cpus, e.g. 2-15,34-47)" % name("isolated_cpus")]
     return cpus, []
 
 

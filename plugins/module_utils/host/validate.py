@@ -29,6 +29,30 @@ KIB = {'K': 1, 'M': 1024, 'G': 1024 * 1024}
 HUGEPAGE_FLAGS = {2048: 'pse', 1048576: 'pdpe1gb'}
 
 
+class Names(object):
+    """How a message calls an option: by the variable the user wrote, the one way in every role, filter and module.
+
+    ``names`` maps an option to the variable a role's user set (a module's
+    ``names`` option, ``{'pages': 'dpdk_host_hugepages'}``); any other option
+    is ``prefix`` and its own name (a role's ``*_errors`` filter: ``ovs_`` and
+    ``bridges``). Called with a path after the option, it names an item in it:
+    ``names('bridges', 0, 'ports')`` is ``ovs_bridges[0].ports``. A ``Names``
+    given as ``names`` is copied.
+    """
+
+    def __init__(self, names=None, prefix=''):
+        if isinstance(names, Names):
+            names, prefix = names.names, names.prefix
+        self.names = dict(names or {})
+        self.prefix = prefix
+
+    def __call__(self, option, *path):
+        text = self.names.get(option, self.prefix + option)
+        for step in path:
+            text += '[%d]' % step if is_int(step) else '.' + step
+        return text
+
+
 def show(value):
     """A value as the user wrote it: strings quoted, the rest as YAML would show them."""
     return repr(value) if isinstance(value, str) else str(value)

@@ -290,25 +290,25 @@ def card_list(devices):
 def device_errors(wanted, devices, images, names):
     """The cards the user listed (``validate_devices``) against the cards the host has.
 
-    ``names`` gives the variables as the user wrote them: ``{'devices':
+    ``names`` gives the variables as the user wrote them, for :class:`validate.Names`: ``{'devices':
     'nic_firmware_devices', 'images': 'nic_firmware_images'}``.
     """
-    found = dict((dev['pci'], dev) for dev in devices)
+    found, name = dict((dev['pci'], dev) for dev in devices), validate.Names(names)
     errors = []
     for index, pci in wanted:
-        where = '%s[%d]' % (names['devices'], index)
+        where = name('devices', index)
         dev = found.get(pci)
         if dev is None:
             has = ('it has %s' % card_list(devices)) if devices else 'it has no NVIDIA/Mellanox card at all'
             errors.append('%s: no card at %s on this host (mlxfwmanager --query, sysfs vendor 0x15b3); %s: list cards by '
-                          'those addresses, or leave %s empty to handle every card' % (where, validate.show(pci), has, names['devices']))
+                          'those addresses, or leave %s empty to handle every card' % (where, validate.show(pci), has, name('devices')))
         elif not dev.get('psid'):
             errors.append('%s: no tool reported the PSID of the card at %s (mlxfwmanager, flint, ethtool -i, sysfs board_id); '
-                          'install MFT or mstflint, or drop the card from %s' % (where, pci, names['devices']))
+                          'install MFT or mstflint, or drop the card from %s' % (where, pci, name('devices')))
         elif dev['psid'] not in (images or {}):
             errors.append('%s: the card at %s is PSID %s and %s has no image for it; add one for %s (the image of the card\'s '
                           'own vendor line), or drop the card from %s' % (
-                              where, pci, psid_text(dev['psid']), names['images'], dev['psid'], names['devices']))
+                              where, pci, psid_text(dev['psid']), name('images'), dev['psid'], name('devices')))
     return errors
 
 

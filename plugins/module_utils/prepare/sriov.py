@@ -17,16 +17,9 @@ from ansible_collections.offload.testbed.plugins.module_utils.parse.devlink impo
 
 # How sriov_pf's messages name its options when it runs alone; the role passes
 # the names of its variables instead (sriov_switchdev_pfs[0].pci, ...).
-OPTION_NAMES = ('pf', 'pci', 'numvfs', 'vf_macs', 'vf_driver', 'timeout', 'sysfs_root')
 TIMEOUT_MAX = 3600
 # Prefixes of a NetworkManager device spec (NetworkManager.conf(5), "Device List Format").
 NM_SPEC_PREFIXES = ('interface-name', 'mac', 'type', 'driver', 'dhcp-plugin', 's390-subchannels', 'except', 'path')
-
-
-def option_names(names=None):
-    """``{option: name in messages}``, the option itself where ``names`` says nothing."""
-    given = names or {}
-    return dict((option, given.get(option) or option) for option in OPTION_NAMES)
 
 
 def mac_table(vf_macs, numvfs, name='vf_macs', numvfs_name='numvfs'):
@@ -64,18 +57,18 @@ def mac_table(vf_macs, numvfs, name='vf_macs', numvfs_name='numvfs'):
 
 def _pf_name_errors(want, host, n):
     pf = want.get('pf')
-    problem = validate.interface_name(n['pf'], pf, 'the PF (its netdev)')
+    problem = validate.interface_name(n('pf'), pf, 'the PF (its netdev)')
     if problem:
         return [problem]
     if host.get('pf_pci') is None:
         known = ', '.join(sorted(host.get('pfs') or {})) or 'none found'
         at = ' (%s is %s)' % (want.get('pci'), ' '.join(host['pci_netdevs'])) if host.get('pci_netdevs') else ''
         return ['%s: %s is no network device on this host (nothing at %s)%s; write the netdev name of the PF '
-                '(its SR-IOV PFs: %s; ip -br link lists the netdevs)' % (n['pf'], validate.show(pf), host.get('pf_path'), at, known)]
+                '(its SR-IOV PFs: %s; ip -br link lists the netdevs)' % (n('pf'), validate.show(pf), host.get('pf_path'), at, known)]
     if host.get('pf_totalvfs') is None:
         known = ', '.join(sorted(host.get('pfs') or {})) or 'none found'
         return ['%s: %s is not an SR-IOV PF (its device %s has no sriov_totalvfs); write the name of a PF '
-                '(this host has %s)' % (n['pf'], validate.show(pf), host['pf_pci'], known)]
+                '(this host has %s)' % (n('pf'), validate.show(pf), host['pf_pci'], known)]
     return []
 
 
@@ -83,15 +76,15 @@ def _pci_errors(want, host, n):
     pci = want.get('pci')
     if pci is None:
         return []
-    problem = validate.pci_address(n['pci'], pci)
+    problem = validate.pci_address(n('pci'), pci)
     if problem:
         return [problem]
     if host.get('pf_pci') and pci.lower() != host['pf_pci'].lower():
         return ['%s: %s is not the PCI address of %s (sysfs has %s); write "%s" or leave it unset'
-                % (n['pci'], validate.show(pci), want.get('pf'), host['pf_pci'], host['pf_pci'])]
+                % (n('pci'), validate.show(pci), want.get('pf'), host['pf_pci'], host['pf_pci'])]
     if not host.get('pf_pci') and not host.get('pci_exists'):
         return ['%s: there is no PCI device %s on this host (nothing at %s); write the PF\'s address as lspci -D shows it'
-                % (n['pci'], validate.show(pci), host.get('pci_path'))]
+                % (n('pci'), validate.show(pci), host.get('pci_path'))]
     return []
 
 
@@ -99,16 +92,16 @@ def _numvfs_errors(want, host, n):
     numvfs, total = want.get('numvfs'), host.get('pf_totalvfs')
     if isinstance(numvfs, bool) or not isinstance(numvfs, int) or numvfs < 0:
         most = ' (the PF has at most %d, its sriov_totalvfs)' % total if total is not None else ''
-        return ['%s: %s is not a VF count; write 0 (no VF) or more%s' % (n['numvfs'], validate.show(numvfs), most)]
+        return ['%s: %s is not a VF count; write 0 (no VF) or more%s' % (n('numvfs'), validate.show(numvfs), most)]
     if total is None or numvfs <= total:
         return []
     pci = host.get('pf_pci')
     if total == 0:
         return ['%s: %d VFs asked, but SR-IOV is off on %s (sriov_totalvfs 0); set it to 0, or turn SR-IOV on in the firmware '
-                '(mlxconfig -d %s set SRIOV_EN=1 NUM_OF_VFS=%d) and reset the card' % (n['numvfs'], numvfs, want.get('pf'), pci, numvfs)]
+                '(mlxconfig -d %s set SRIOV_EN=1 NUM_OF_VFS=%d) and reset the card' % (n('numvfs'), numvfs, want.get('pf'), pci, numvfs)]
     return ['%s: %d is outside 0..%d, the VFs %s can have (sriov_totalvfs); set it to at most %d, or raise NUM_OF_VFS in the '
             'firmware (mlxconfig -d %s set SRIOV_EN=1 NUM_OF_VFS=%d) and reset the card'
-            % (n['numvfs'], numvfs, total, want.get('pf'), total, pci, numvfs)]
+            % (n('numvfs'), numvfs, total, want.get('pf'), total, pci, numvfs)]
 
 
 def _driver_errors(want, host, n):
@@ -117,7 +110,7 @@ def _driver_errors(want, host, n):
         return []
     pf_driver = ' (the PF\'s driver is %s)' % host['pf_driver'] if host.get('pf_driver') else ''
     return ['%s: %s is no PCI driver of this host (nothing at %s) nor a module of its kernel%s; write the VFs\' driver, mlx5_core for a ConnectX, '
-            'or load it first (modprobe)' % (n['vf_driver'], validate.show(driver), host.get('driver_path'), pf_driver)]
+            'or load it first (modprobe)' % (n('vf_driver'), validate.show(driver), host.get('driver_path'), pf_driver)]
 
 
 def pf_errors(want, host, names=None):
@@ -130,27 +123,27 @@ def pf_errors(want, host, names=None):
     ``driver_exists``, ``driver_module`` (a module of the running kernel not loaded yet), ``pf_driver``);
     ``names`` how to call each option.
     """
-    n = option_names(names)
+    n = validate.Names(names)
     errors = []
-    timeout = validate.int_in(n['timeout'], want.get('timeout'), 1, TIMEOUT_MAX,
+    timeout = validate.int_in(n('timeout'), want.get('timeout'), 1, TIMEOUT_MAX,
                               'give the seconds to wait for the VF netdevs and representors, for example 30')
     if timeout:
         errors.append(timeout)
     if not host.get('sysfs_ok'):
-        return errors + ['%s: %s has no class/net; point it at where sysfs is mounted (/sys)' % (n['sysfs_root'], validate.show(want.get('sysfs_root')))]
+        return errors + ['%s: %s has no class/net; point it at where sysfs is mounted (/sys)' % (n('sysfs_root'), validate.show(want.get('sysfs_root')))]
     errors.extend(_pf_name_errors(want, host, n))
     errors.extend(_pci_errors(want, host, n))
     errors.extend(_numvfs_errors(want, host, n))
     count = want.get('numvfs') if isinstance(want.get('numvfs'), int) and want.get('numvfs') >= 0 else 0
-    errors.extend(mac_table(want.get('vf_macs') or {}, count, n['vf_macs'], n['numvfs'])[1])
+    errors.extend(mac_table(want.get('vf_macs') or {}, count, n('vf_macs'), n('numvfs'))[1])
     errors.extend(_driver_errors(want, host, n))
     return errors
 
 
 def eswitch_error(want, handle, answer, names=None):
     """The refusal when devlink shows no eswitch for the PF (``answer`` is what devlink printed)."""
-    n = option_names(names)
-    name, value = (n['pci'], want['pci']) if want.get('pci') else (n['pf'], want.get('pf'))
+    n = validate.Names(names)
+    name, value = (n('pci'), want['pci']) if want.get('pci') else (n('pf'), want.get('pf'))
     return ('%s: %s has no eswitch devlink can show (devlink dev eswitch show %s: %s); the PF needs a driver with switchdev '
             'support (mlx5_core on a ConnectX): check ethtool -i %s' % (name, validate.show(value), handle, answer or 'no such handle', want.get('pf')))
 

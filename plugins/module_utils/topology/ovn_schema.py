@@ -7,7 +7,8 @@
 touching the database; every error is collected, each naming the object as
 the user wrote it and the field (``routers[lr0].nat[1].logical_ip: ...``),
 and they are raised together in one :class:`TopologyError`. It returns the
-desired model the planner compares with the database.
+desired model the planner compares with the database. The fields of each
+object and their types are checked first, by ``ovn_fields``.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -34,6 +35,7 @@ from ansible_collections.offload.testbed.plugins.module_utils.topology.ovn_addr 
     route_label,
     text,
 )
+from ansible_collections.offload.testbed.plugins.module_utils.topology.ovn_fields import blank, check_names, coerce_item, opt_str, str_map
 from ansible_collections.offload.testbed.plugins.module_utils.host.validate import database_name, mac_address, vlan_id
 
 ADDRESS_KEYWORDS = ("unknown", "router", "dynamic")
@@ -41,29 +43,6 @@ LB_PROTOCOLS = ("tcp", "udp", "sctp")
 NAT_TYPES = ("dnat_and_snat", "snat", "dnat")
 ROUTE_POLICIES = ("dst-ip", "src-ip")
 TOPOLOGY_KEYS = ("switches", "routers", "load_balancers")
-
-# The fields of each kind of declared object and their types: "str", "int",
-# "dict" (of strings), "strs" (list of strings; a string is split on commas)
-# or ("list", kind). The module's argument_spec leaves these lists as
-# ``elements: dict`` and this module checks them, so that every message names
-# the object (``switches[sw0].ports[port1].tag``) and so that thousands of
-# rules are checked quickly.
-FIELDS = {
-    "switch": {"name": "str", "ports": ("list", "switch_port"), "load_balancers": "strs"},
-    "switch_port": {"name": "str", "type": "str", "addresses": "addresses", "router_port": "str", "network_name": "str",
-                    "tag": "int", "options": "dict"},
-    "router": {"name": "str", "ports": ("list", "router_port"), "static_routes": ("list", "static_route"),
-               "nat": ("list", "nat"), "load_balancers": "strs"},
-    "router_port": {"name": "str", "mac": "str", "networks": "strs", "gateway_chassis": ("list", "gateway_chassis")},
-    "gateway_chassis": {"chassis": "str", "priority": "int"},
-    "static_route": {"prefix": "str", "nexthop": "str", "output_port": "str", "policy": "str"},
-    "nat": {"type": "str", "external_ip": "str", "logical_ip": "str", "logical_port": "str", "external_mac": "str"},
-    "load_balancer": {"name": "str", "vip": "str", "backends": "strs", "vips": "dict", "protocol": "str"},
-}
-
-# What each kind of declared object's name names, for the one rule for names (validate.database_name).
-NAMED = {"switch": "a logical switch name", "switch_port": "a logical switch port name", "router": "a logical router name",
-         "router_port": "a logical router port name", "load_balancer": "a load balancer name"}
 
 # A switch port field that only one port type has, and the option it sets: (field, option, port type).
 TYPE_FIELDS = (("router_port", "router-port", "router"), ("network_name", "network_name", "localnet"))
@@ -75,119 +54,6 @@ class TopologyError(Exception):
     def __init__(self, errors):
         self.errors = list(errors)
         super(TopologyError, self).__init__("; ".join(self.errors))
-
-
-def _opt_str(value):
-    if value is None:
-        return None
-    return text(value)
-
-
-def _blank(value):
-    return value is None or text(value).strip() == ""
-
-
-def _str_map(value):
-    return dict((text(k), text(v)) for k, v in (value or {}).items())
-
-
-# -- field types ---------------------------------------------------------------------------------
-
-def _scalar_text(value, where, errors):
-    if isinstance(value, (dict, list, tuple, bool)):
-        errors.append("%s: %r is not a string" % (where, value))
-        return None
-    return text(value)
-
-
-def _as_int(value, where, errors):
-    if not isinstance(value, bool):
-        try:
-            return int(value)
-        except (TypeError, ValueError):
-            pass
-    errors.append("%s: %r is not an integer" % (where, value))
-    return None
-
-
-def _as_dict(value, where, errors):
-    if isinstance(value, dict):
-        return value
-    errors.append("%s: %r is not a dictionary" % (where, value))
-    return None
-
-
-def _as_list(value, where, errors):
-    if isinstance(value, (list, tuple)):
-        return list(value)
-    errors.append("%s: %r is not a list" % (where, value))
-    return None
-
-
-def _as_strings(value, where, errors, split):
-    if isinstance(value, string_types):
-        # like Ansible's list type: "a,b" is ["a", "b"]; an address entry ("MAC IP") holds no comma
-        value = [v.strip() for v in value.split(",")] if split else [value]
-    value = _as_list(value, where, errors)
-    if value is None:
-        return None
-    return [_scalar_text(v, "%s[%d]" % (where, i), errors) for i, v in enumerate(value)]
-
-
-FIELD_TYPES = {
-    "str": _scalar_text,
-    "int": _as_int,
-    "dict": _as_dict,
-    "strs": lambda value, where, errors: _as_strings(value, where, errors, True),
-    "addresses": lambda value, where, errors: _as_strings(value, where, errors, False),
-}
-
-
-def _coerce(item, kind, where, errors):
-    """Check one declared object against :data:`FIELDS`; return a copy with
-    its values converted (None for a field that is absent)."""
-    if not isinstance(item, dict):
-        errors.append("%s: %r is not a dictionary" % (where, item))
-        return None
-    fields = FIELDS[kind]
-    for key in item:
-        if key not in fields:
-            errors.append("%s.%s: unknown field (known fields: %s)" % (where, key, ", ".join(sorted(fields))))
-    out = {}
-    for key, ftype in fields.items():
-        value = item.get(key)
-        convert = FIELD_TYPES.get(ftype, _as_list)
-        out[key] = None if value is None else convert(value, "%s.%s" % (where, key), errors)
-    return out
-
-
-def _check_names(items, where, errors, kind):
-    """Return (name, coerced item) of the items that have a name; report
-    missing and duplicate names and malformed items."""
-    seen = set()
-    out = []
-    if items is not None and not isinstance(items, (list, tuple)):
-        errors.append("%s: %r is not a list" % (where, items))
-        return out
-    for index, item in enumerate(items or []):
-        label = item.get("name") if isinstance(item, dict) and item.get("name") is not None else index
-        item = _coerce(item, kind, "%s[%s]" % (where, label), errors)
-        if item is None:
-            continue
-        name = item.get("name")
-        if _blank(name):
-            errors.append("%s[%d].name: a name is required" % (where, index))
-            continue
-        name = text(name)
-        problem = database_name("%s[%d].name" % (where, index), name, NAMED[kind])
-        if problem:
-            errors.append(problem)
-        if name in seen:
-            errors.append("%s[%s].name: %s is declared twice" % (where, name, name))
-            continue
-        seen.add(name)
-        out.append((name, item))
-    return out
 
 
 def _claim_port(name, where, port_owner, errors):
@@ -238,9 +104,9 @@ def _validate_switch_port(sw_name, port, errors):
         addresses = ["router"] if ptype == "router" else []
     addresses = [text(a).strip() for a in addresses]
     _check_addresses(where, addresses, errors)
-    options = _str_map(port.get("options"))
+    options = str_map(port.get("options"))
     for field, option, needed in TYPE_FIELDS:
-        value = _opt_str(port.get(field))
+        value = opt_str(port.get(field))
         if ptype == needed and not value and option not in options:
             errors.append("%s.%s: a port of type %s needs %s" % (where, field, needed, field))
         elif ptype != needed and value:
@@ -259,7 +125,7 @@ def _validate_switch_port(sw_name, port, errors):
 
 def _validate_switch(sw_name, switch, lb_names, router_ports, port_owner, errors):
     ports = {}
-    for pname, port in _check_names(switch.get("ports"), "switches[%s].ports" % sw_name, errors, "switch_port"):
+    for pname, port in check_names(switch.get("ports"), "switches[%s].ports" % sw_name, errors, "switch_port"):
         _claim_port(pname, "switches[%s].ports[%s]" % (sw_name, pname), port_owner, errors)
         norm = _validate_switch_port(sw_name, port, errors)
         peer = norm["options"].get("router-port")
@@ -275,10 +141,10 @@ def _validate_switch(sw_name, switch, lb_names, router_ports, port_owner, errors
 def _validate_gateway_chassis(where, items, errors):
     gateway_chassis = {}
     for index, gwc in enumerate(items or []):
-        gwc = _coerce(gwc, "gateway_chassis", "%s.gateway_chassis[%d]" % (where, index), errors)
+        gwc = coerce_item(gwc, "gateway_chassis", "%s.gateway_chassis[%d]" % (where, index), errors)
         if gwc is None:
             continue
-        chassis = _opt_str(gwc.get("chassis"))
+        chassis = opt_str(gwc.get("chassis"))
         if not chassis:
             errors.append("%s.gateway_chassis[%d].chassis: a chassis name is required" % (where, index))
             continue
@@ -299,7 +165,7 @@ def _validate_router_port(lr_name, port, errors):
     """The normalised port and its networks as ``ipaddress`` interfaces."""
     where = "routers[%s].ports[%s]" % (lr_name, port["name"])
     mac = port.get("mac")
-    if _blank(mac):
+    if blank(mac):
         errors.append("%s.mac: a router port needs a MAC address" % where)
         mac = ""
     elif not is_mac(text(mac).strip()):
@@ -327,7 +193,7 @@ def _validate_router_ports(lr_name, router, errors, port_owner):
     where = "routers[%s]" % lr_name
     ports = {}
     all_ifaces = []
-    for pname, port in _check_names(router.get("ports"), where + ".ports", errors, "router_port"):
+    for pname, port in check_names(router.get("ports"), where + ".ports", errors, "router_port"):
         _claim_port(pname, "%s.ports[%s]" % (where, pname), port_owner, errors)
         ports[pname], ifaces = _validate_router_port(lr_name, port, errors)
         for iface in ifaces:
@@ -357,7 +223,7 @@ def _route_nexthop(rwhere, nexthop, prefix, lr_name, ifaces, errors):
 def _validate_route(where, index, route, lr_name, ports, ifaces, errors):
     """The key of one static route, or None when it has an error."""
     rwhere = "%s.static_routes[%s]" % (where, route.get("prefix") if isinstance(route, dict) and route.get("prefix") else index)
-    route = _coerce(route, "static_route", rwhere, errors)
+    route = coerce_item(route, "static_route", rwhere, errors)
     if route is None:
         return None, rwhere
     prefix = route.get("prefix")
@@ -367,11 +233,11 @@ def _validate_route(where, index, route, lr_name, ports, ifaces, errors):
     policy = text(route.get("policy") or "dst-ip")
     if policy not in ROUTE_POLICIES:
         errors.append("%s.policy: %r is not one of %s" % (rwhere, policy, ", ".join(ROUTE_POLICIES)))
-    if _blank(route.get("nexthop")):
+    if blank(route.get("nexthop")):
         errors.append("%s.nexthop: a static route needs a nexthop" % rwhere)
         return None, rwhere
     nexthop = _route_nexthop(rwhere, route.get("nexthop"), prefix, lr_name, ifaces, errors)
-    output_port = _opt_str(route.get("output_port"))
+    output_port = opt_str(route.get("output_port"))
     if output_port and output_port not in ports:
         errors.append("%s.output_port: %s is not a port of router %s" % (rwhere, output_port, lr_name))
     if norm_prefix is None or nexthop is None:
@@ -381,7 +247,7 @@ def _validate_route(where, index, route, lr_name, ports, ifaces, errors):
 
 def _nat_address(nwhere, field, value, network_ok, errors):
     """A NAT rule's address (or, with ``network_ok``, network) as an ``ipaddress`` object, or None."""
-    if _blank(value):
+    if blank(value):
         errors.append("%s.%s: a NAT rule needs both external_ip and logical_ip" % (nwhere, field))
         return None
     value = text(value)
@@ -398,7 +264,7 @@ def _nat_address(nwhere, field, value, network_ok, errors):
 
 def _validate_nat(nwhere, nat, reach, errors):
     """(key, distributed columns) of one NAT rule, or None when it has an error."""
-    nat = _coerce(nat, "nat", nwhere, errors)
+    nat = coerce_item(nat, "nat", nwhere, errors)
     if nat is None:
         return None
     ntype = text(nat.get("type") or "")
@@ -410,11 +276,11 @@ def _validate_nat(nwhere, nat, reach, errors):
         errors.append("%s.logical_ip: %s and the external_ip %s are of different IP versions"
                       % (nwhere, text(nat["logical_ip"]), text(nat["external_ip"])))
         log = None
-    logical_port = _opt_str(nat.get("logical_port"))
+    logical_port = opt_str(nat.get("logical_port"))
     problem = database_name("%s.logical_port" % nwhere, logical_port, "a logical port name") if logical_port is not None else None
     if problem:
         errors.append(problem)
-    external_mac = _opt_str(nat.get("external_mac"))
+    external_mac = opt_str(nat.get("external_mac"))
     if external_mac is not None and not is_mac(external_mac):
         errors.append("%s.external_mac: %r is not a MAC address" % (nwhere, external_mac))
     if (external_mac is None) != (logical_port is None):
@@ -539,7 +405,7 @@ def _backend_problems(where, field, index, backend, parsed, vip_text, vip):
 def _validate_vip(where, vip_text, backends, vip_field, backends_field, errors):
     """Check one VIP and its backends; return (vip, backends) normalised or None."""
     vip = None
-    if _blank(vip_text):
+    if blank(vip_text):
         errors.append("%s.%s: a load balancer needs a VIP (address or address:port)" % (where, vip_field))
     else:
         vip = parse_endpoint(vip_text)
@@ -547,7 +413,7 @@ def _validate_vip(where, vip_text, backends, vip_field, backends_field, errors):
             errors.append("%s.%s: %r is not an IP address or IP:port" % (where, vip_field, text(vip_text)))
     if isinstance(backends, string_types):
         backends = backends.split(",")
-    backends = [b for b in (backends or []) if not _blank(b)]
+    backends = [b for b in (backends or []) if not blank(b)]
     if not backends:
         errors.append("%s.%s: a load balancer needs at least one backend" % (where, backends_field))
     normalized = []
@@ -621,13 +487,13 @@ def validate(params):
     """
     errors = []
     lbs = dict((name, _validate_lb(lb, errors))
-               for name, lb in _check_names(params.get("load_balancers"), "load_balancers", errors, "load_balancer"))
+               for name, lb in check_names(params.get("load_balancers"), "load_balancers", errors, "load_balancer"))
     port_owner = {}
     routers = dict((name, _validate_router(name, router, set(lbs), errors, port_owner))
-                   for name, router in _check_names(params.get("routers"), "routers", errors, "router"))
+                   for name, router in check_names(params.get("routers"), "routers", errors, "router"))
     router_ports = set(pname for router in routers.values() for pname in router["ports"])
     switches = dict((name, _validate_switch(name, switch, set(lbs), router_ports, port_owner, errors))
-                    for name, switch in _check_names(params.get("switches"), "switches", errors, "switch"))
+                    for name, switch in check_names(params.get("switches"), "switches", errors, "switch"))
     if errors:
         raise TopologyError(errors)
     return {"switches": switches, "routers": routers, "load_balancers": lbs}

@@ -31,7 +31,7 @@ import json
 from ansible_collections.offload.testbed.plugins.module_utils.parse.ethtool import OFFLOAD_FEATURES
 from ansible_collections.offload.testbed.plugins.module_utils.parse.ovsdb import switch_model
 from ansible_collections.offload.testbed.plugins.module_utils.host.validate import (
-    OVS_BRIDGE, VLAN_MAX, VLAN_MIN, database_name, interface_name, ip_value, mac_address, netns_name, show, vlan_id)
+    OVS_BRIDGE, VLAN_MAX, VLAN_MIN, Names, database_name, interface_name, ip_value, mac_address, netns_name, show, vlan_id)
 
 MARK_KEY = "offload-testbed"
 MARK_VALUE = "virtual_lab"
@@ -48,10 +48,11 @@ INTERNAL = "an Open vSwitch internal port, a kernel interface too"
 class _Check(object):
     """What one validation run carries: the errors so far, the declared
     networks (name -> subnet, ``None`` when malformed) and the names and
-    addresses already taken, each with the variable that took it."""
+    addresses already taken, each with the variable that took it; ``name``
+    (a :class:`validate.Names`) names the user's variables."""
 
-    def __init__(self, prefix):
-        self.p = prefix
+    def __init__(self, name):
+        self.name = name
         self.errors = []
         self.nets = {}
         self.seen_ns = set()
@@ -66,22 +67,22 @@ class _Check(object):
 
 def _check_lab(c, lab):
     """The settings of the whole lab: bridge, MTU, offloads."""
-    c.add(interface_name("%sbridge" % c.p, lab.get("bridge"), OVS_BRIDGE))
+    c.add(interface_name(c.name("bridge"), lab.get("bridge"), OVS_BRIDGE))
     mtu = lab.get("mtu")
     if mtu is not None and not 68 <= int(mtu) <= 9216:
-        c.add("%smtu: %s is outside 68..9216; use a frame size the veth and the datapath accept, such as 1500" % (c.p, mtu))
+        c.add("%s: %s is outside 68..9216; use a frame size the veth and the datapath accept, such as 1500" % (c.name("mtu"), mtu))
     for feature in lab.get("offloads_off") or []:
         if feature not in OFFLOAD_FEATURES:
-            c.add("%soffloads_off: %r is not one of %s" % (c.p, feature, ", ".join(sorted(OFFLOAD_FEATURES))))
+            c.add("%s: %r is not one of %s" % (c.name("offloads_off"), feature, ", ".join(sorted(OFFLOAD_FEATURES))))
     if lab.get("port_type") == "dpdk" and lab.get("datapath_type", "netdev") != "netdev":
-        c.add("%sport_type: dpdk needs the userspace datapath, and %sdatapath_type is %r; set %sdatapath_type: netdev"
-              % (c.p, c.p, lab.get("datapath_type"), c.p))
+        c.add("%s: dpdk needs the userspace datapath, and %s is %r; set %s: netdev"
+              % (c.name("port_type"), c.name("datapath_type"), lab.get("datapath_type"), c.name("datapath_type")))
 
 
 def _check_networks(c, lab):
     """Each network's name, subnet, VLAN and bridge; then no two subnets overlap."""
     for i, net in enumerate(lab.get("networks") or []):
-        where = "%snetworks[%d]" % (c.p, i)
+        where = c.name("networks", i)
         name = net.get("name")
         if not name:
             c.add("%s.name: every network needs a name" % where)
@@ -106,8 +107,8 @@ def _check_networks(c, lab):
     for a in range(len(cidrs)):
         for b in range(a + 1, len(cidrs)):
             if cidrs[a][1].version == cidrs[b][1].version and cidrs[a][1].overlaps(cidrs[b][1]):
-                c.add("%snetworks: %s (%s) overlaps %s (%s); give each network its own subnet"
-                      % (c.p, cidrs[a][0], cidrs[a][1], cidrs[b][0], cidrs[b][1]))
+                c.add("%s: %s (%s) overlaps %s (%s); give each network its own subnet"
+                      % (c.name("networks"), cidrs[a][0], cidrs[a][1], cidrs[b][0], cidrs[b][1]))
 
 
 def _check_address(c, where, addr, iface, cidr, netname):
@@ -135,7 +136,7 @@ def _check_endpoint(c, where, item, what):
         c.add(database_name("%s.iface_id" % where, item["iface_id"], "an OVN logical port name (external_ids:iface-id)"))
     netname = item.get("network")
     if netname not in c.nets:
-        c.add("%s.network: %r is not declared in %snetworks; declare it or fix the name" % (where, netname, c.p))
+        c.add("%s.network: %r is not declared in %s; declare it or fix the name" % (where, netname, c.name("networks")))
         return
     cidr = c.nets[netname]
     addr = item.get("address")
@@ -251,13 +252,13 @@ def validate(lab, prefix=""):
     Every message names the variable and says how to fix it. VLAN ids and
     MAC addresses follow the shared rules of ``validate.py``.
     """
-    c = _Check(prefix)
+    c = _Check(Names(prefix=prefix))
     _check_lab(c, lab)
     _check_networks(c, lab)
     for i, ns in enumerate(lab.get("namespaces") or []):
-        _check_namespace(c, "%snamespaces[%d]" % (prefix, i), ns)
+        _check_namespace(c, c.name("namespaces", i), ns)
     for i, port in enumerate(lab.get("internal_ports") or []):
-        where = "%sinternal_ports[%d]" % (prefix, i)
+        where = c.name("internal_ports", i)
         _check_endpoint(c, where, port, INTERNAL)
         if port.get("name") in c.seen_if:
             c.add("%s.name: host interface %r is already used by %s" % (where, port.get("name"), c.seen_if[port.get("name")]))

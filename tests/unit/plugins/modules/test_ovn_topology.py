@@ -197,7 +197,7 @@ def test_argument_spec_matches_documented_top_level_options():
     doc = yaml.safe_load(ovn_topology.DOCUMENTATION)
     assert set(doc["options"]) == set(ovn_topology.argument_spec())
     for kind, suboptions in (("switches", "switch"), ("routers", "router"), ("load_balancers", "load_balancer")):
-        from ansible_collections.offload.testbed.plugins.module_utils.topology.ovn_schema import FIELDS
+        from ansible_collections.offload.testbed.plugins.module_utils.topology.ovn_fields import FIELDS
         assert set(doc["options"][kind]["suboptions"]) == set(FIELDS[suboptions])
     assert set(doc["options"]["switches"]["suboptions"]["ports"]["suboptions"]) == set(FIELDS["switch_port"])
     router = doc["options"]["routers"]["suboptions"]
