@@ -347,11 +347,12 @@ def diff_text(profile):
 
 def read_package_stage(module):
     p = module.params
+    profile = validate.Names(p['names'])('profile')
     if not p['profile']:
-        module.fail_json(msg='%s: not set; stage read_package reads that file' % validate.Names(p['names'])('profile'), errors=[], commands=[], package=None)
+        module.fail_json(msg='%s: not set; stage read_package reads that file' % profile, errors=[], commands=[], package=None)
     package, why = read_file(p['profile'])
     errors = [] if package else ['%s: %s is no DDP package for the i40e driver: %s; use the .pkgo of the profile for Intel 700-series'
-                                 % (validate.Names(p['names'])('profile'), p['profile'], why)]
+                                 % (profile, p['profile'], why)]
     if errors and not p['validate_only']:
         module.fail_json(msg=errors[0], errors=errors, commands=[], package=None)
     module.exit_json(changed=False, package=package, errors=errors, commands=[])
