@@ -19,6 +19,11 @@ LOG = logging.getLogger("softgen")
 
 COUNTERS = ("opackets", "obytes", "oerrors", "ipackets", "ibytes", "ierrors")
 RATE_WINDOW = 1.0
+# What a port counts on RX, in the words of TRex's get_system_info: per pg_id packets and bytes
+# ("flow_stats") and latency ("latency") from the trailer of softgen.latency, and the interface's
+# bytes ("rx_bytes"); "counters", how many pg_ids it tells apart: a hw_id is the pg_id's low 16 bits.
+RX_CAPS = ("flow_stats", "latency", "rx_bytes")
+RX_COUNTERS = 0x10000
 
 
 class Port:
@@ -215,6 +220,6 @@ class Port:
     def info(self):
         return {"index": self.index, "driver": "net_softgen", "pci_addr": "{0}/{1}".format(self.netns or "-", self.iface),
                 "numa": 0, "hw_mac": self.mac, "description": "softgen {0} ({1})".format(self.name, self.iface)[:40],
-                "rx": {"caps": ["rx_bytes"], "counters": 0}, "is_fc_supported": False, "is_led_supported": False,
+                "rx": {"caps": list(RX_CAPS), "counters": RX_COUNTERS}, "is_fc_supported": False, "is_led_supported": False,
                 "is_link_supported": False, "is_prom_supported": True, "is_vxlan_supported": False, "is_virtual": True,
                 "supp_speeds": [self.speed_gbps * 1000], "cores": [self.index], "speed": self.speed_gbps}

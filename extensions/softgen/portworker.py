@@ -235,11 +235,16 @@ class PortWorker:
         ip6 = struct.pack("!IHBB", 0x60000000, len(body), 58, 255) + self.ipv6 + src_ip_reply
         self.send_ctl(dst_mac + self.mac_raw + self._vlan_hdr(0x86DD) + ip6 + body)
 
-    def rx_loop(self, proto, handler, stop=None):
+    def rx_socket(self, proto, stop=None):
+        """An AF_PACKET socket bound to the port for ``proto``: blocking, unless a capture's stop event must be seen."""
         sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(proto))
         sock.bind((self.iface, proto))
-        # blocking, unless a capture's stop event must be seen
         sock.settimeout(0.2 if stop is not None else None)
+        return sock
+
+    def rx_loop(self, proto, handler, stop=None, sock=None):
+        """``handler(frame)`` for each frame that arrives (not the port's own); ``sock`` an open :meth:`rx_socket`."""
+        sock = sock or self.rx_socket(proto, stop)
         try:
             while not self.quit.is_set() and not (stop is not None and stop.is_set()):
                 try:
@@ -299,8 +304,11 @@ class PortWorker:
         if self.null:
             return
         if enabled and self.capture_stop is None:
+            # the socket is bound before the command is confirmed: a frame pushed once
+            # start_capture returned (the client's map_ports) is captured
             self.capture_stop = threading.Event()
-            threading.Thread(target=self.rx_loop, args=(fastio.ETH_P_ALL, self.emit_rx, self.capture_stop), daemon=True).start()
+            sock = self.rx_socket(fastio.ETH_P_ALL, self.capture_stop)
+            threading.Thread(target=self.rx_loop, args=(fastio.ETH_P_ALL, self.emit_rx, self.capture_stop, sock), daemon=True).start()
         elif not enabled and self.capture_stop is not None:
             self.capture_stop.set()
             self.capture_stop = None

@@ -107,7 +107,7 @@ class ServiceMixin:
             on = port.index in wanted
             if on != getattr(port, "capturing", False):
                 port.capturing = on
-                port.send(cmd="capture", on=on)
+                port.call(cmd="capture", on=on)
 
     def _capture_of(self, params):
         capture_id = _param(params, "capture_id", "uint")

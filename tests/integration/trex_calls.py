@@ -98,6 +98,24 @@ class Calls:
         assert sorted(self.client.get_acquired_ports()) == [0, 1]
         return "acquired %s" % self.client.get_acquired_ports()
 
+    def f_rx_caps(self):
+        """Each port says what it counts on RX, as TRex's get_system_info does: per pg_id statistics and latency too."""
+        ports = self.client.get_server_system_info()["ports"][:2]
+        caps = [(port["rx"]["caps"], port["rx"]["counters"]) for port in ports]
+        for names, counters in caps:
+            assert {"flow_stats", "latency", "rx_bytes"} <= set(names) and counters > 0, caps
+        return "rx caps %s, %d counters" % (", ".join(caps[0][0]), caps[0][1])
+
+    def f_map_ports(self):
+        """The two ports are wired to each other: each generation's port mapping finds both directions."""
+        if self.generation == "old":
+            from trex_stl_lib.trex_stl_std import stl_map_ports  # pylint: disable=import-outside-toplevel,import-error
+            table = stl_map_ports(self.client, ports=[0, 1])
+        else:
+            table = self.client.map_ports(ports=[0, 1])
+        assert table["map"] == {0: 1, 1: 0} and [tuple(pair) for pair in table["bi"]] == [(0, 1)] and not table["unknown"], table
+        return "map %s, bi %s" % (table["map"], table["bi"])
+
     def f_l3_service_mode(self):
         client = self.client
         client.set_service_mode(ports=[0, 1], enabled=True)
@@ -281,7 +299,7 @@ class Calls:
         return "disconnected"
 
 
-FEATURES = ("connect", "reset", "l3_service_mode", "single_burst", "multi_burst", "continuous_mult_strings", "update",
+FEATURES = ("connect", "rx_caps", "reset", "map_ports", "l3_service_mode", "single_burst", "multi_burst", "continuous_mult_strings", "update",
             "pause_resume", "field_engine", "flow_stats", "latency_stats", "second_client", "bad_rates", "bad_ports",
             "disconnect")
 

@@ -188,6 +188,7 @@ def test_version_system_info_supported_cmds_ping(rpc):  # pylint: disable=redefi
     assert info["port_count"] == 2 and len(info["ports"]) == 2
     for key in ("driver", "pci_addr", "numa", "hw_mac", "description", "is_virtual", "rx"):
         assert key in info["ports"][0]
+    assert info["ports"][1]["rx"] == {"caps": ["flow_stats", "latency", "rx_bytes"], "counters": 65536}
     cmds = rpc.ok("get_supported_cmds")
     for method in ("get_version", "get_system_info", "get_supported_cmds", "ping", "acquire", "release", "get_port_status",
                    "get_all_streams", "add_stream", "remove_all_streams", "start_traffic", "stop_traffic", "pause_traffic",
