@@ -211,9 +211,13 @@ options:
     choices: [udp, tcp]
     default: udp
   frame_sizes:
-    description: Ethernet frame sizes in bytes, FCS included (64..9216); one search per size.
+    description:
+      - Ethernet frame sizes in bytes, FCS included (64..9216); one search per size.
+      - Or V(imix) among them, TRex's IMIX (its C(scripts/stl/imix.py)) - frames of 64, 594 and 1518 bytes at 28:16:4 per
+        transmitting port, with the flows and scenario of the others; its bounds are frames/s of the mix, its Gbps those of the
+        mix's average frame (361.8 B). Not with O(generator=testpmd).
     type: list
-    elements: int
+    elements: raw
     default: [64, 78, 100]
   flows:
     description:

@@ -205,3 +205,46 @@ def test_trex_bench_routing_udp_through_ovs_survives_a_killed_generator(softgen_
     sent, received = send_at(rpc, pub, ndr["lower_bound"], FINAL, 64)
     assert sent >= 0.99 * ndr["lower_bound"] * FINAL, "sent %d at %.1f pps for %.1f s" % (sent, ndr["lower_bound"], FINAL)
     assert received >= sent, "the rerun at the reported NDR lost %d of %d frames" % (sent - received, sent)
+
+
+def ovs_counts(iface):
+    """``(rx_packets, rx_bytes)`` of an OVS interface: what arrived from the namespace side of its veth."""
+    values = []
+    for key in ("rx_packets", "rx_bytes"):
+        out = subprocess.run(["ovs-vsctl", "get", "Interface", iface, "statistics:%s" % key], capture_output=True, text=True, check=True)
+        values.append(int(out.stdout.strip().strip('"')))
+    return values
+
+
+def test_trex_bench_imix_sends_trex_s_mix_through_ovs(softgen, tmp_path):  # pylint: disable=redefined-outer-name
+    """``frame_sizes: [imix]``: a search of TRex's IMIX through the real client, softgen and OVS; the frames
+    that reach the bridge from the sending port average IMIX's 357.8 B (60, 590 and 1514-byte packets at 28:16:4)."""
+    rpc, pub = softgen
+    results = tmp_path / "results"
+    task_args = {
+        "server": "127.0.0.1", "sync_port": rpc, "async_port": pub, "ports": [0, 1],
+        "port_l3": [{"src": "10.98.0.1", "gateway": "10.98.0.2"}, {"src": "10.98.0.2", "gateway": "10.98.0.1"}],
+        "scenario": "routing", "protocol": "udp", "frame_sizes": ["imix"], "flows": 100, "goals": [{"name": "ndr", "loss_ratio": 0.0}],
+        "max_load": MAX_LOAD, "final_duration": FINAL, "initial_duration": INITIAL, "warmup_duration": 1.0,
+        "results_dir": str(results), "run_id": "bnt-imix", "datapath": "netdev", "max_trials": 30, "latency_loads": [],
+    }
+    # OVS refreshes Interface.statistics every few seconds: the counts before and after are read once they settle
+    time.sleep(6)
+    before = ovs_counts("%s-a1" % PREFIX)
+    bench, _stdout = run_playbook(tmp_path, task_args, "imix")
+    assert not bench.get("failed"), bench.get("msg")
+    time.sleep(6)
+    after = ovs_counts("%s-a1" % PREFIX)
+    document = json.loads((results / "bnt-imix.json").read_text())
+    with open(os.path.join(ROOT, "docs", "results-schema.json")) as handle:
+        jsonschema.validate(document, json.load(handle))
+    search = document["searches"][0]
+    assert search["profile"]["frame_size"] == "imix" and search["status"] == "complete"
+    assert search["result"]["goals"]["ndr"]["lower_bound"] > 0.0
+    packets, octets = after[0] - before[0], after[1] - before[1]
+    offered = search["warmup"]["offered"] + sum(trial["offered"] for trial in search["trials"])
+    assert packets >= offered, (packets, offered)
+    # IMIX's mean packet without FCS: (28 x 60 + 16 x 590 + 4 x 1514) / 48 = 357.8 B (ARP requests and replies pull it down a little)
+    assert 357.8 * 0.97 <= octets / float(packets) <= 357.8 * 1.01, (packets, octets)
+    print("trex_bench imix: %d trials, NDR %.1f pps, %d frames at %.1f B on average" % (
+        len(search["trials"]), search["result"]["goals"]["ndr"]["lower_bound"], packets, octets / float(packets)))

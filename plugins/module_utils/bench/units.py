@@ -3,7 +3,8 @@
 """Rates of the bench in the units a lab engineer reads: frames/s, Gbps at a frame size, share of line rate.
 
 A frame size is the Ethernet frame with its FCS (64 B is the smallest), as in
-RFC 2544 and ``trex_bench``'s ``frame_sizes``. On the wire every frame also
+RFC 2544 and ``trex_bench``'s ``frame_sizes``, or ``imix`` (TRex's mix of three
+sizes; its rates are of the mix's average frame). On the wire every frame also
 takes a preamble with its start delimiter (8 B) and the inter-frame gap
 (12 B): the line rate of a 10 Gb/s port at 64 B is 10e9 / ((64 + 20) * 8) =
 14,880,952 frames/s.
@@ -15,27 +16,53 @@ __metaclass__ = type
 
 # Preamble and start frame delimiter (8 B) and the minimum inter-frame gap (12 B).
 WIRE_OVERHEAD = 20
+# TRex's IMIX (its scripts/stl/imix.py): packets of 60, 590 and 1514 bytes, frames of 64, 594 and
+# 1518 B with their FCS, sent at 28:16:4. A frame size is a number of bytes, or this name.
+IMIX = "imix"
+IMIX_FRAMES = ((64, 28), (594, 16), (1518, 4))
+
+
+def mean_frame_bytes(frame_size):
+    """The bytes of an average frame (FCS included): ``frame_size`` itself, IMIX's weighted mean (361.8 B)."""
+    if frame_size == IMIX:
+        return sum(size * weight for size, weight in IMIX_FRAMES) / float(sum(weight for _size, weight in IMIX_FRAMES))
+    return frame_size
+
+
+def size_text(frame_size):
+    """``64 B``, ``imix``: a frame size as the report names it."""
+    return IMIX if frame_size == IMIX else "%d B" % frame_size
+
+
+def size_order(frame_size):
+    """A sort key that puts IMIX among the sizes at its mean frame (after 100 B, before 1518 B)."""
+    return mean_frame_bytes(frame_size)
+
+
+def sized_key(key, at):
+    """A sort key of the tuple ``key`` whose frame size is ``key[at]``: that size by :func:`size_order`."""
+    return tuple(key[:at]) + (size_order(key[at]),) + tuple(key[at + 1:])
 
 
 def gbps_l1(pps, frame_size):
     """Gb/s on the wire (layer 1: frame, preamble and inter-frame gap) of ``pps`` frames/s of ``frame_size`` bytes."""
     if pps is None:
         return None
-    return pps * (frame_size + WIRE_OVERHEAD) * 8 / 1e9
+    return pps * (mean_frame_bytes(frame_size) + WIRE_OVERHEAD) * 8 / 1e9
 
 
 def gbps_l2(pps, frame_size):
     """Gb/s of the frames alone (layer 2, FCS included)."""
     if pps is None:
         return None
-    return pps * frame_size * 8 / 1e9
+    return pps * mean_frame_bytes(frame_size) * 8 / 1e9
 
 
 def line_rate_pps(line_rate_gbps, frame_size):
     """Frames/s of a port of ``line_rate_gbps`` at ``frame_size`` (None when the line rate is not known)."""
     if not line_rate_gbps:
         return None
-    return line_rate_gbps * 1e9 / ((frame_size + WIRE_OVERHEAD) * 8)
+    return line_rate_gbps * 1e9 / ((mean_frame_bytes(frame_size) + WIRE_OVERHEAD) * 8)
 
 
 def line_share(pps, frame_size, line_rate_gbps):

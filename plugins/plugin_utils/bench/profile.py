@@ -29,6 +29,7 @@ import json
 import struct
 
 from ansible_collections.offload.testbed.extensions.softgen.fieldengine import FCS, inet_checksum
+from ansible_collections.offload.testbed.plugins.module_utils.bench import units
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.spec import flow_counts, flow_list
 
 ETH_LEN, VLAN_LEN, IP_LEN, UDP_LEN, TCP_LEN = 14, 4, 20, 8, 20
@@ -96,7 +97,8 @@ def build_latency_frame(args, frame_size):
     grown where needed so that the TRex flow-stats trailer fits after the L4
     header (a 64-byte TCP frame has 6 bytes of payload)."""
     _l2_len, _l3_end, l4_end = header_lengths(args["protocol"], args["vlan"])
-    size = max(frame_size, l4_end + LATENCY_TRAILER + FCS)
+    # IMIX's latency frames are of its smallest size
+    size = max(units.IMIX_FRAMES[0][0] if frame_size == units.IMIX else frame_size, l4_end + LATENCY_TRAILER + FCS)
     return build_frame(size, args["protocol"], args["src_base"], destination(args), args["src_port"], args["dst_port"], args["vlan"])
 
 
@@ -135,10 +137,11 @@ def searches_of(args):
 
 
 def build_streams(args, frame_size, flows=None):
-    """Per transmitting port: ``{"port": int, "frame": bytes, "vm": [...], "share": float}``.
+    """Per transmitting port: ``{"port": int, "frame": bytes, "vm": [...], "share": float}``, for IMIX three a port.
 
-    ``share`` is the part of the aggregate load that port sends; ``flows`` the flow count of the search
-    (default: the first of ``args["flows"]``, its only one when it is an int).
+    ``share`` is the part of the aggregate load that stream sends; ``flows`` the flow count of the search
+    (default: the first of ``args["flows"]``, its only one when it is an int). IMIX (``units.IMIX``) sends
+    TRex's three frame sizes per port, each with the port's flows, at 28:16:4 of the port's share.
     """
     tx_port = args["ports"][0]
     rx_port = args["ports"][-1]
@@ -148,14 +151,18 @@ def build_streams(args, frame_size, flows=None):
     if args["direction"] == "bidir":
         directions.append({"port": rx_port, "src": forward["dst"], "dst": forward["src"],
                            "flows": forward["destinations"], "destinations": forward["flows"]})
+    sizes = units.IMIX_FRAMES if frame_size == units.IMIX else ((frame_size, 1),)
+    total = float(sum(weight for _size, weight in sizes))
     streams = []
     for item in directions:
-        streams.append({
-            "port": item["port"],
-            "frame": build_frame(frame_size, args["protocol"], item["src"], item["dst"], args["src_port"], args["dst_port"], args["vlan"]),
-            "vm": build_vm(args["protocol"], item["flows"], item["destinations"], item["src"], item["dst"], args["vlan"]),
-            "share": 1.0 / len(directions),
-        })
+        vm = build_vm(args["protocol"], item["flows"], item["destinations"], item["src"], item["dst"], args["vlan"])
+        for size, weight in sizes:
+            streams.append({
+                "port": item["port"],
+                "frame": build_frame(size, args["protocol"], item["src"], item["dst"], args["src_port"], args["dst_port"], args["vlan"]),
+                "vm": vm,
+                "share": weight / total / len(directions),
+            })
     return streams
 
 

@@ -193,7 +193,7 @@ class BenchRun:
         return summaries
 
     def tag(self, size, repeat, flows=None):
-        label = "%s %d B" % (self.store.run_id, size)
+        label = "%s %s" % (self.store.run_id, units.size_text(size))
         if flow_list(self.args):
             label += ", %d flows" % flows
         return label if self.args["repeat"] == 1 else "%s, repeat %d/%d" % (label, repeat + 1, self.args["repeat"])
@@ -320,10 +320,10 @@ class BenchRun:
 
     def stopped_message(self, entry, load, duration, lost, error):
         profile_ = entry["profile"]
-        return ("the generator at %s was lost %d time(s) in a row during the trial at %.1f pps x %.2f s of %s %s %d B: %s; %d finished trials are in %s; "
+        return ("the generator at %s was lost %d time(s) in a row during the trial at %.1f pps x %.2f s of %s %s %s: %s; %d finished trials are in %s; "
                 "resume with the same run_id (%s) once the generator is back"
                 % (getattr(self.generator, "where", "generator"), lost, load, duration, profile_["scenario"], profile_["protocol"],
-                   profile_["frame_size"], error.reason, self.store.trial_count(), self.store.path, self.store.run_id))
+                   units.size_text(profile_["frame_size"]), error.reason, self.store.trial_count(), self.store.path, self.store.run_id))
 
     # -- after the searches ----------------------------------------------------
 
@@ -367,7 +367,7 @@ class BenchRun:
             return
         goal = soak_goal(args["goals"], args["soak_goal"])
         load = soak_load(entries, goal["name"])
-        tag = "%s %d B" % (self.store.run_id, size)
+        tag = "%s %s" % (self.store.run_id, units.size_text(size))
         if load <= 0:
             self.store.set_soak(entries[0], skipped(goal["name"], load, "goal %s has no lower bound above 0 frames/s" % goal["name"]))
             return
@@ -406,9 +406,9 @@ class BenchRun:
             record["excess"] = excess
         record.update(summarize(reply["tx_pgid_stats"], reply["rx_pgid_stats"], pg_id))
         self.store.add_latency_point(latency, record)
-        self.log("trex_bench %s %d B: latency at %.0f%% of %s (%.1f pps): min %s avg %s max %s us, 99%% <= %s us, %s of %s latency frames back" % (
-            self.store.run_id, size, point["fraction"] * 100, goal, point["load"], _us(record["min_us"]), _us(record["avg_us"]), _us(record["max_us"]),
-            _us(record["percentiles_us"].get("99")), record["latency_received"], record["latency_sent"]))
+        self.log("trex_bench %s %s: latency at %.0f%% of %s (%.1f pps): min %s avg %s max %s us, 99%% <= %s us, %s of %s latency frames back" % (
+            self.store.run_id, units.size_text(size), point["fraction"] * 100, goal, point["load"], _us(record["min_us"]), _us(record["avg_us"]),
+            _us(record["max_us"]), _us(record["percentiles_us"].get("99")), record["latency_received"], record["latency_sent"]))
         return True
 
     def latency_reply(self, entry, point, duration, frame, pg_id):
@@ -417,5 +417,5 @@ class BenchRun:
 
     def no_latency(self, latency, size, reason):
         self.store.skip_latency(latency, reason)
-        self.warn("trex_bench %s %d B: no latency: %s" % (self.store.run_id, size, reason))
+        self.warn("trex_bench %s %s: no latency: %s" % (self.store.run_id, units.size_text(size), reason))
         return False

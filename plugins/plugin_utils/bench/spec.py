@@ -33,6 +33,7 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.offload.testbed.plugins.module_utils.bench import units
 from ansible_collections.offload.testbed.plugins.module_utils.host import validate
 from ansible_collections.offload.testbed.plugins.module_utils.host.validate import show_converted
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.goals import DEFAULT_GOALS, GOAL_RANGES, goal_range, goal_value_ok, resolve_preset
@@ -122,7 +123,8 @@ def argument_spec():
         port_l3=dict(type="list", elements="dict", options=dict(src=dict(type="str", required=True), gateway=dict(type="str", required=True))),
         scenario=dict(type="str", choices=list(SCENARIOS), default="routing"),
         protocol=dict(type="str", choices=list(PROTOCOLS), default="udp"),
-        frame_sizes=dict(type="list", elements="int", default=list(DEFAULT_FRAME_SIZES)),
+        # bytes, or imix (units.IMIX): checked and normalized by _check_frames
+        frame_sizes=dict(type="list", elements="raw", default=list(DEFAULT_FRAME_SIZES)),
         # an int (one flow count) or a list of flow counts (one search per count): checked by _check_flows
         flows=dict(type="raw", default=1000),
         destinations=dict(type="int", default=1),
@@ -233,13 +235,13 @@ def _check_ports(args, errors):
 
 def _check_frames(args, errors):
     """frame_sizes, the L4 ports, the VLAN tag."""
-    sizes = args["frame_sizes"]
+    args["frame_sizes"] = sizes = [_whole_number(size) for size in args["frame_sizes"]]
     if not sizes:
         errors.append("frame_sizes: give a list of frame sizes in bytes, e.g. [64, 78, 100]")
-    bad = [size for size in sizes if not validate.is_int_in(size, MIN_FRAME, MAX_FRAME)]
+    bad = [size for size in sizes if size != units.IMIX and not validate.is_int_in(size, MIN_FRAME, MAX_FRAME)]
     if bad:
-        errors.append("frame_sizes: %s outside %d..%d bytes (Ethernet frames with FCS)" % (
-            ", ".join(show_converted(size) for size in bad), MIN_FRAME, MAX_FRAME))
+        errors.append("frame_sizes: %s outside %d..%d bytes (Ethernet frames with FCS); or write %s for TRex's mix of "
+                      "64, 594 and 1518-byte frames" % (", ".join(show_converted(size) for size in bad), MIN_FRAME, MAX_FRAME, units.IMIX))
     elif len(set(sizes)) != len(sizes):
         errors.append("frame_sizes: %s lists a size twice" % show_converted(sizes))
     _append(errors, *(validate.port_number(name, args[name], "UDP/TCP") for name in ("src_port", "dst_port")))
@@ -492,6 +494,9 @@ def testpmd_traffic_errors(args):
                       % (show_converted(args["flows"]), show_converted(args["destinations"])))
     if args["vlan"] is not None:
         errors.append("vlan: %s is not supported by generator testpmd (txonly sends untagged frames); leave it unset" % show_converted(args["vlan"]))
+    if units.IMIX in args["frame_sizes"]:
+        errors.append("frame_sizes: %s is not supported by generator testpmd (txonly sends one frame size); give sizes in bytes, "
+                      "or use generator trex" % units.IMIX)
     for name in ("rx_server", "port_l3"):
         if args[name] is not None:
             errors.append("%s: a TRex option; generator testpmd counts on testpmd.rx_interface or testpmd.rx_device" % name)

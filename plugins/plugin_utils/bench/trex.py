@@ -137,6 +137,14 @@ def load_client(client, client_path):
     return api
 
 
+def port_shares(streams):
+    """``[(port, share)]``: each transmitting port once, in the streams' order, with the part of the load its streams send."""
+    shares = {}
+    for stream in streams:
+        shares[stream["port"]] = shares.get(stream["port"], 0.0) + stream["share"]
+    return list(shares.items())
+
+
 def to_trex_stream(api, stream, pps=1):
     """A TRex stream from ``profile.build_streams`` data (rate ``pps``; 1 pps is scaled by start's mult)."""
     instructions = []
@@ -385,15 +393,17 @@ class TRexGenerator(Generator):
 
     def load(self, streams):
         self.streams = streams
-        self.tx_ports = [(stream["port"], stream["share"]) for stream in streams]
-        self.rx_ports = list(self.args["ports"]) if len(streams) > 1 else [self.args["ports"][-1]]
+        self.tx_ports = port_shares(streams)
+        self.rx_ports = list(self.args["ports"]) if len(self.tx_ports) > 1 else [self.args["ports"][-1]]
         self._call(self._add_streams, streams)
 
     def _add_streams(self, streams, load=None):
-        """Put ``streams`` on their ports: at 1 pps scaled by start's multiplier, or at ``load`` x share frames/s."""
+        """Put ``streams`` on their ports: a port's streams at 1 pps in all, in their shares' proportions, scaled by
+        start's multiplier (a pps multiplier sets the port's total), or at ``load`` x share frames/s."""
         self.client.remove_all_streams(ports=self.args["ports"])
+        port_share = dict(self.tx_ports)
         for stream in streams:
-            pps = 1 if load is None else load * stream["share"]
+            pps = stream["share"] / port_share[stream["port"]] if load is None else load * stream["share"]
             self.client.add_streams(to_trex_stream(self.api, stream, pps=pps), ports=[stream["port"]])
 
     def received(self):

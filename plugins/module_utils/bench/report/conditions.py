@@ -163,7 +163,7 @@ CONDITIONS = (
     ("repeats per search", lambda document: str((document.get("search") or {}).get("repeat") or 1)),
     ("scenarios", _profile_key("scenario")),
     ("protocols", _profile_key("protocol")),
-    ("frame sizes (with FCS)", _profile_key("frame_size", lambda size: "%d B" % size)),
+    ("frame sizes (with FCS)", _profile_key("frame_size", units.size_text)),
     ("flows", _profile_key("flows")),
     ("direction", _profile_key("direction")),
     ("VLAN", _profile_key("vlan")),
@@ -253,6 +253,6 @@ def runs_table(documents):
     for label, group in by_label(documents):
         for document in group:
             lines.append([document.get("run_id") or NOT_RECORDED, label, profile_values(document, "scenario"), profile_values(document, "protocol"),
-                          profile_values(document, "frame_size", lambda size: "%d B" % size), str((document.get("search") or {}).get("repeat") or 1),
+                          profile_values(document, "frame_size", units.size_text), str((document.get("search") or {}).get("repeat") or 1),
                           document.get("status") or NOT_RECORDED] + [time or NOT_RECORDED for time in measured(document)])
     return header, lines

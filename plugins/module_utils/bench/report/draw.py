@@ -46,9 +46,10 @@ REPEAT_COLOURS = ("C0", "C1", "C2", "C9", "C8", "C7", "black")
 def _rate_axis(axes, divisor, frame_size):
     """x in Mpps or kpps, and on top the same load as Gbps on the wire (L1) at the frame size."""
     axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _position: "%g" % (value / divisor)))
-    factor = (frame_size + units.WIRE_OVERHEAD) * 8 / 1e9
+    factor = (units.mean_frame_bytes(frame_size) + units.WIRE_OVERHEAD) * 8 / 1e9
     top = axes.secondary_xaxis("top", functions=(lambda pps: pps * factor, lambda gbps: gbps / factor))
-    top.set_xlabel("Gbps on the wire (L1: %d B frame + 20 B preamble and gap)" % frame_size, fontsize=8)
+    frames = "%d B frame" % frame_size if frame_size != units.IMIX else "imix frames, %.1f B on average," % units.mean_frame_bytes(frame_size)
+    top.set_xlabel("Gbps on the wire (L1: %s + 20 B preamble and gap)" % frames, fontsize=8)
     top.tick_params(labelsize=7)
 
 
@@ -109,8 +110,8 @@ def loss_plot(document, searches):
     _rate_axis(axes, divisor, profile["frame_size"])
     axes.set_xlabel("offered load, %s" % unit)
     axes.set_ylabel("loss, %% (symlog: linear below %g %%)" % threshold)
-    axes.set_title("%s: %s %s %d B, %s%s" % (document["datapath"], profile["scenario"], profile["protocol"], profile["frame_size"], document["run_id"],
-                                             ", %d repeats" % len(searches) if len(searches) > 1 else ""), fontsize=9, loc="left")
+    axes.set_title("%s: %s %s %s, %s%s" % (document["datapath"], profile["scenario"], profile["protocol"], units.size_text(profile["frame_size"]),
+                                           document["run_id"], ", %d repeats" % len(searches) if len(searches) > 1 else ""), fontsize=9, loc="left")
     goal_handles, goal_labels = [part[handles:] for part in axes.get_legend_handles_labels()]
     axes.legend(goal_handles, goal_labels, fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.2), borderaxespad=0, title="goals", title_fontsize=7)
     if trials_legend:
@@ -135,7 +136,7 @@ def _bars(axes, positions, found, width, colour, label):
 
 def bars_plot(rows):
     table = report.latest(rows)
-    groups = sorted({(key[1], key[2], key[3]) for key in table})
+    groups = sorted({(key[1], key[2], key[3]) for key in table}, key=lambda key: units.sized_key(key, 2))
     datapaths = sorted({key[0] for key in table})
     goals = [goal for goal in ("ndr", "pdr") if any(key[4] == goal for key in table)] or sorted({key[4] for key in table})[:2]
     figure, axes = plt.subplots(figsize=(max(8, 1.0 * len(groups) * max(1, len(datapaths)) + 2.5), 3.8))
@@ -150,7 +151,7 @@ def bars_plot(rows):
     if any(row["generator_limited"] for row in table.values()):
         axes.bar([0], [0], 0, color="white", edgecolor="black", hatch="//", label="hatched: generator-limited")
     axes.set_xticks([index + 0.4 - width / 2 for index in range(len(groups))])
-    axes.set_xticklabels(["%s\n%s %d B" % group for group in groups], fontsize=8)
+    axes.set_xticklabels(["%s\n%s %s" % (scenario, protocol, units.size_text(size)) for scenario, protocol, size in groups], fontsize=8)
     axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _position: "%g" % (value / divisor)))
     axes.set_ylabel("frames/s, %s" % unit)
     axes.grid(True, axis="y", linewidth=0.4, alpha=0.5)
@@ -171,8 +172,8 @@ def plots(documents, rows):
             searches = [search for search in group if search.get("trials")]
             if searches:
                 size = searches[0]["profile"]["frame_size"]
-                images["loss-%s-%d.png" % (document["run_id"], size)] = (
-                    "loss against offered load: %s, %d B" % (document["run_id"], size), loss_plot(document, searches))
+                images["loss-%s-%s.png" % (document["run_id"], size)] = (
+                    "loss against offered load: %s, %s" % (document["run_id"], units.size_text(size)), loss_plot(document, searches))
     images.update(flow_plots(rows))
     return images
 

@@ -150,7 +150,7 @@ def evidence_table(rows):
     for row in rows:
         evidence = evidence_of(row.get("bound_trials") or [])
         shown.append(evidence)
-        lines.append([row["datapath"], row["scenario"], row["protocol"], "%d B" % row["frame_size"], row["goal"],
+        lines.append([row["datapath"], row["scenario"], row["protocol"], units.size_text(row["frame_size"]), row["goal"],
                       units.pps_text(row["lower_bound"]), units.gbps_text(units.gbps_l1(row["lower_bound"], row["frame_size"])),
                       offloaded_cell(evidence), cores_cell(evidence), per_core_cell(evidence, row["lower_bound"], row["frame_size"]),
                       "-" if evidence["cycles_per_packet"] is None else "%.0f" % evidence["cycles_per_packet"], spread_cell(evidence),

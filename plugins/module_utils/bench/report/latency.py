@@ -63,7 +63,7 @@ def latency_table(latency_rows):
     lines = []
     for (datapath, scenario, protocol, frame_size), points in latency_rows:
         for point in sorted(points, key=lambda point: point["fraction"]):
-            lines.append([datapath, scenario, protocol, "%d B" % frame_size,
+            lines.append([datapath, scenario, protocol, units.size_text(frame_size),
                           "%s (%.0f%% of %s)" % (units.pps_text(point["load"]), point["fraction"] * 100, point.get("reference_goal") or "-"),
                           _us(point["min_us"]), _us(point["avg_us"]), _us(point["max_us"]), _us((point.get("percentiles_us") or {}).get("99")),
                           _range_text(point.get("histogram"), 99.0),

@@ -18,7 +18,7 @@ __metaclass__ = type
 
 import math
 
-from ansible_collections.offload.testbed.plugins.module_utils.bench import stats
+from ansible_collections.offload.testbed.plugins.module_utils.bench import stats, units
 
 SPAN_MARGIN = 0.3
 HIGH_MARGIN = 0.15
@@ -107,7 +107,7 @@ def flow_series(groups):
                        key=lambda name: (min(goals[name]["loss_ratio"] for _flows, goals in counts if name in goals), name))
         for name in names:
             points = [(flows, goals[name]) for flows, goals in counts if name in goals]
-            series.append({"label": "%s %s %s %d B" % (datapath, scenario, protocol, frame_size), "goal": name,
+            series.append({"label": "%s %s %s %s" % (datapath, scenario, protocol, units.size_text(frame_size)), "goal": name,
                            "loss_ratio": points[0][1]["loss_ratio"], "flows": [flows for flows, _row in points],
                            "lower_bound": [row["lower_bound"] for _flows, row in points],
                            "low": [row["summary"]["min"] for _flows, row in points], "high": [row["summary"]["max"] for _flows, row in points],

@@ -18,7 +18,7 @@ NOTE = ("A soak is one long trial after the searches of a frame size, at the med
 def soak_rows_of(chosen):
     """``chosen``: ``{(datapath, scenario, protocol, frame size): (run id, soak)}`` -> rows in that order."""
     return [dict(soak, datapath=key[0], scenario=key[1], protocol=key[2], frame_size=key[3], run_id=run_id)
-            for key, (run_id, soak) in sorted(chosen.items())]
+            for key, (run_id, soak) in sorted(chosen.items(), key=lambda item: units.sized_key(item[0], 3))]
 
 
 def _ratio(value):
@@ -30,7 +30,7 @@ def soak_table(rows):
     header = ["datapath", "scenario", "protocol", "frame", "goal", "load", "duration", "loss ratio", "worst interval", "holds"]
     lines = []
     for row in rows:
-        where = [row["datapath"], row["scenario"], row["protocol"], "%d B" % row["frame_size"], row["goal"], units.pps_text(row["load"])]
+        where = [row["datapath"], row["scenario"], row["protocol"], units.size_text(row["frame_size"]), row["goal"], units.pps_text(row["load"])]
         if row.get("skipped"):
             lines.append(where + ["-", "-", "-", "not run: %s" % row["skipped"]])
             continue

@@ -112,7 +112,8 @@ def rows_of(documents):
         for repeats in searches_by_profile(document):
             names = sorted({name for search in repeats for name in search["result"]["goals"]})
             rows += [_goal_row(document, repeats, name) for name in names]
-    return sorted(rows, key=lambda row: (row["datapath"], row["scenario"], row["protocol"], row["frame_size"], row["loss_ratio"], row["run_id"]))
+    return sorted(rows, key=lambda row: (row["datapath"], row["scenario"], row["protocol"], units.size_order(row["frame_size"]), row["loss_ratio"],
+                                         row["run_id"]))
 
 
 def latency_rows_of(documents):
@@ -136,7 +137,7 @@ def latency_rows_of(documents):
                 continue  # a run of several flow counts: its first count's, as the bounds the speedups compare
             chosen[key] = [dict(point, run_id=document["run_id"], reference_goal=latency.get("reference_goal"),
                                 repeat=measured[0].get("repeat", 0)) for point in latency["points"]]
-    return sorted(chosen.items())
+    return sorted(chosen.items(), key=lambda item: units.sized_key(item[0], 3))
 
 
 def soaks_of(documents):
@@ -237,7 +238,8 @@ def speedups(rows, datapath_a, datapath_b, goal="pdr"):
     ``note``; the others carry the interval and verdict of ``speedup_entry``.
     """
     table = latest(rows)
-    keys = sorted({(key[1], key[2], key[3]) for key in table if key[4] == goal and key[0] in (datapath_a, datapath_b)})
+    keys = sorted({(key[1], key[2], key[3]) for key in table if key[4] == goal and key[0] in (datapath_a, datapath_b)},
+                  key=lambda key: units.sized_key(key, 2))
     result = []
     for scenario, protocol, frame_size in keys:
         entry = {"scenario": scenario, "protocol": protocol, "frame_size": frame_size}
@@ -289,7 +291,7 @@ def rate_cells(pps, frame_size, line_rate_gbps=None, share=True):
 
 
 def _row_order(row):
-    return (row["datapath"], row["scenario"], row["protocol"], row["frame_size"], row["flows"], row["loss_ratio"])
+    return (row["datapath"], row["scenario"], row["protocol"], units.size_order(row["frame_size"]), row["flows"], row["loss_ratio"])
 
 
 def bound_rows(rows):
@@ -305,7 +307,7 @@ def flow_scaled(row):
 
 def _head_cells(row, flows):
     """The cells that name a bound: datapath, scenario, protocol, frame size, with ``flows`` the flow count, goal, loss ratio."""
-    return ([row["datapath"], row["scenario"], row["protocol"], "%d B" % row["frame_size"]] + (["%d" % row["flows"]] if flows else [])
+    return ([row["datapath"], row["scenario"], row["protocol"], units.size_text(row["frame_size"])] + (["%d" % row["flows"]] if flows else [])
             + [row["goal"], "%g" % row["loss_ratio"]])
 
 
@@ -411,7 +413,7 @@ def flows_table(rows):
         fewest = counts[0][1]
         for flows, goals in counts:
             limited = [name for name in names if name in goals and goals[name]["generator_limited"]]
-            lines.append([key[0], key[1], key[2], "%d B" % key[3], "%d" % flows] + [_scaled_cell(goals.get(name), fewest.get(name)) for name in names]
+            lines.append([key[0], key[1], key[2], units.size_text(key[3]), "%d" % flows] + [_scaled_cell(goals.get(name), fewest.get(name)) for name in names]
                          + ["generator-limited: %s" % ", ".join(limited) if limited else ""])
     return header, lines
 
@@ -436,7 +438,7 @@ def speedup_table(entries, datapath_a, datapath_b):
               "%s / %s" % (datapath_a, datapath_b), "note"]
     lines = []
     for entry in entries:
-        lines.append([entry["scenario"], entry["protocol"], "%d B" % entry["frame_size"]] + rate_cells(entry["a"], entry["frame_size"], share=False)
+        lines.append([entry["scenario"], entry["protocol"], units.size_text(entry["frame_size"])] + rate_cells(entry["a"], entry["frame_size"], share=False)
                      + rate_cells(entry["b"], entry["frame_size"], share=False) + [ratio_cell(entry), entry["note"]])
     return header, lines
 
@@ -444,11 +446,11 @@ def speedup_table(entries, datapath_a, datapath_b):
 def speedup_matrix(entries):
     """The reference bench's form: one line per scenario (and frame size when there are several), one column per protocol, A / B in each cell."""
     protocols = sorted({entry["protocol"] for entry in entries})
-    sizes = sorted({entry["frame_size"] for entry in entries})
+    sizes = {entry["frame_size"] for entry in entries}
     cells = {(entry["scenario"], entry["frame_size"], entry["protocol"]): ratio_cell(entry) for entry in entries}
-    keys = sorted({(entry["scenario"], entry["frame_size"]) for entry in entries})
+    keys = sorted({(entry["scenario"], entry["frame_size"]) for entry in entries}, key=lambda key: units.sized_key(key, 1))
     header = ["scenario"] + (["frame"] if len(sizes) > 1 else []) + protocols
-    lines = [[scenario] + (["%d B" % size] if len(sizes) > 1 else []) + [cells.get((scenario, size, protocol), "-") for protocol in protocols]
+    lines = [[scenario] + ([units.size_text(size)] if len(sizes) > 1 else []) + [cells.get((scenario, size, protocol), "-") for protocol in protocols]
              for scenario, size in keys]
     return header, lines
 
@@ -489,7 +491,7 @@ def shown_documents(documents, rows):
 def _pair_tables(rows, name_a, name_b, goal):
     """The speedup entries of A over B and their two tables: the reference bench's matrix, then the rates and intervals."""
     entries = speedups(rows, name_a, name_b, goal)
-    sizes = ", ".join("%d B" % size for size in sorted({entry["frame_size"] for entry in entries}))
+    sizes = ", ".join(units.size_text(size) for size in sorted({entry["frame_size"] for entry in entries}, key=units.size_order))
     return entries, [
         ("Speedup of %s over %s per scenario and protocol (%s, %s)" % (name_a, name_b, goal, sizes),) + speedup_matrix(entries)
         + (["%s / %s of the %s lower bounds, in the form of the ConnectX-6 Lx reference bench's results; the interval, the rates and "
@@ -504,10 +506,10 @@ def baseline_matrix(entries_of, baseline):
     columns = [(name, protocol) for name, entries in entries_of for protocol in sorted({entry["protocol"] for entry in entries})]
     cells = dict(((name, entry["scenario"], entry["frame_size"], entry["protocol"]), ratio_cell(entry))
                  for name, entries in entries_of for entry in entries)
-    keys = sorted({(entry["scenario"], entry["frame_size"]) for _name, entries in entries_of for entry in entries})
+    keys = sorted({(entry["scenario"], entry["frame_size"]) for _name, entries in entries_of for entry in entries}, key=lambda key: units.sized_key(key, 1))
     several = len({size for _scenario, size in keys}) > 1
     header = ["scenario"] + (["frame"] if several else []) + ["%s / %s %s" % (name, baseline, protocol) for name, protocol in columns]
-    lines = [[scenario] + (["%d B" % size] if several else []) + [cells.get((name, scenario, size, protocol), "-") for name, protocol in columns]
+    lines = [[scenario] + ([units.size_text(size)] if several else []) + [cells.get((name, scenario, size, protocol), "-") for name, protocol in columns]
              for scenario, size in keys]
     return header, lines
 

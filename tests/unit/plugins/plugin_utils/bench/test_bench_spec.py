@@ -93,6 +93,8 @@ def test_strings_from_playbooks_are_converted():
     assert args["ports"] == [0, 1] and args["repeat"] == 3 and args["goals"] == [{"name": "pdr", "loss_ratio": 0.005}]
     assert args_of(frame_sizes="64,78")["frame_sizes"] == [64, 78]
     assert args_of(frame_sizes=1518)["frame_sizes"] == [1518]
+    assert args_of(frame_sizes="64,imix")["frame_sizes"] == [64, "imix"]
+    assert args_of(frame_sizes=["imix", 100.0])["frame_sizes"] == ["imix", 100]
 
 
 def test_rx_server_gets_its_default_ports():
@@ -112,7 +114,6 @@ def test_rx_server_gets_its_default_ports():
     ({"frobnicate": True}, "frobnicate. Supported parameters include"),
     ({"final_duration": "soon"}, "argument 'final_duration' is of type str and we were unable to convert to float"),
     ({"upper_bound_duration": "short"}, "argument 'upper_bound_duration' is of type str"),
-    ({"frame_sizes": [64, "jumbo"]}, "Elements value for option 'frame_sizes'"),
     ({"goals": [{"name": "x", "loss_ratio": 0, "colour": "red"}]}, "goals.colour"),
     ({"rx_server": {"ports": [0]}, "ports": [0]}, "missing required arguments: server found in rx_server"),
     ({"port_l3": [{"src": "10.0.0.1"}]}, "missing required arguments: gateway found in port_l3"),
@@ -134,6 +135,8 @@ def test_results_dir_is_required():
 
 @pytest.mark.parametrize("overrides, needle", [
     ({"frame_sizes": [63]}, "frame_sizes: 63 outside 64..9216 bytes"),
+    ({"frame_sizes": [64, "jumbo"]}, "frame_sizes: 'jumbo' outside 64..9216 bytes (Ethernet frames with FCS); or write imix for TRex's mix"),
+    ({"frame_sizes": ["imix", "imix"]}, "frame_sizes: ['imix', 'imix'] lists a size twice"),
     ({"frame_sizes": [64, 9217]}, "frame_sizes: 9217 outside 64..9216"),
     ({"frame_sizes": []}, "frame_sizes: give a list of frame sizes in bytes"),
     ({"frame_sizes": [64, 78, 64]}, "frame_sizes: [64, 78, 64] lists a size twice"),
@@ -249,6 +252,12 @@ def test_the_largest_flow_count_is_checked_against_the_address_space():
 def test_flow_count_errors_come_with_the_others_at_once():
     errors = errors_of(flows=[0, 5, 5], vlan=5000, width=1)
     assert [error.split(":")[0] for error in errors] == ["vlan", "flows[0]", "flows[2]", "width"]
+
+
+def test_testpmd_refuses_imix():
+    assert spec.testpmd_traffic_errors(args_of(frame_sizes=[64], flows=1)) == []
+    assert spec.testpmd_traffic_errors(args_of(frame_sizes=[64, "imix"], flows=1)) == [
+        "frame_sizes: imix is not supported by generator testpmd (txonly sends one frame size); give sizes in bytes, or use generator trex"]
 
 
 def test_testpmd_accepts_one_flow_in_either_form():
