@@ -66,6 +66,8 @@ def load_specs():
         "protocols": list(bench["protocol"]["choices"]),
         "frame_range": (spec.MIN_FRAME, spec.MAX_FRAME),
         "default_frame_sizes": list(bench["frame_sizes"]["default"]),
+        # the frame mixes the action names (TRex's IMIX), offered after the sizes
+        "frame_mixes": [spec.units.IMIX],
         "goals": [dict(goal) for goal in bench["goals"]["default"]],
         "repeat_min": smallest_repeat(spec),
         "datapaths": list(ovs["ovs_datapath"]["choices"]),
@@ -82,7 +84,8 @@ def _choice(variable, name, description, choices, multiple=False):
 
 def frame_size_choices(specs):
     low, high = specs["frame_range"]
-    return sorted(size for size in set(RFC2544_FRAME_SIZES) | set(specs["default_frame_sizes"]) if low <= size <= high)
+    sizes = sorted(size for size in set(RFC2544_FRAME_SIZES) | set(specs["default_frame_sizes"]) if low <= size <= high)
+    return sizes + list(specs["frame_mixes"])
 
 
 def bench_questions(specs):
@@ -96,8 +99,9 @@ def bench_questions(specs):
         _choice("bench_protocols", "Protocols", "Transport of the frames (bench_protocols). " + INVENTORY_CHOICE_NOTE,
                 specs["protocols"], multiple=True),
         _choice("bench_frame_sizes", "Frame sizes (bytes)",
-                "Ethernet frame sizes with FCS, one search each (bench_frame_sizes; the bench takes %d..%d). Empty: the inventory's, "
-                "else %s." % (low, high, defaults), frame_size_choices(specs), multiple=True),
+                "Ethernet frame sizes with FCS, one search each (bench_frame_sizes; the bench takes %d..%d), or %s, TRex's mix of "
+                "64, 594 and 1518-byte frames at 28:16:4. Empty: the inventory's, else %s." % (low, high, " or ".join(specs["frame_mixes"]), defaults),
+                frame_size_choices(specs), multiple=True),
         _choice("awx_bench_goals", "Goals", "Loss-ratio goals searched together (bench_goals): %s. Empty: all of them." % goals,
                 [goal["name"] for goal in specs["goals"]], multiple=True),
         {"question_name": "Repeats", "variable": "bench_repeat", "type": "integer", "required": False, "min": specs["repeat_min"],

@@ -18,7 +18,7 @@ import traceback
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.offload.testbed.plugins.plugin_utils.bench import spec
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench import spec, trex_profile
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, GeneratorLost
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import fingerprint
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.results import ResumeError, SchemaError, Store
@@ -93,7 +93,10 @@ class ActionModule(ActionBase):
             if args["generator"] == "testpmd":
                 generator = TestpmdGenerator(args, log=display.vvv)
             else:
-                generator = TRexGenerator(load_client(args["client"], args["client_path"]), args)
+                api = load_client(args["client"], args["client_path"])
+                if args["profile"]:
+                    trex_profile.attach(api, args)
+                generator = TRexGenerator(api, args)
             first_connect(generator, args, display.warning)
             store = self.open_store(args, results_dir, generator, task_vars)
             health = (lambda: self.health(task_vars, args=args)) if args["dut_health"] else None

@@ -42,6 +42,7 @@ description:
     the default) and the OVS userspace conntrack pick up mid-stream as established connections; the warm-up creates them."
 extends_documentation_fragment:
   - offload.testbed.module
+  - offload.testbed.bench.traffic
 attributes:
   check_mode:
     description: Validates the arguments only; no traffic is sent and nothing is written.
@@ -258,7 +259,9 @@ options:
     type: int
     default: 5001
   vlan:
-    description: 802.1Q tag of the frames; unset for untagged frames.
+    description:
+      - 802.1Q tag of the frames; unset for untagged frames.
+      - With O(encapsulation.type=qinq), the C-tag inside the S-tag.
     type: int
   direction:
     description: C(uni) sends from the first port to the second; C(bidir) (routing only) also sends the reverse.

@@ -131,3 +131,19 @@ def running_softgen(prefix, log, process=False, cpus=None):
         yield softgen if process else (softgen.rpc, softgen.pub)
     finally:
         softgen.stop()
+
+
+@contextlib.contextmanager
+def capture(namespace, interface, pcap, bpf, snaplen=64):
+    """tcpdump writing what ``interface`` in ``namespace`` receives and ``bpf`` selects to ``pcap`` while the block runs
+    (a second before it, half a second after it, so that no frame of the block is missed)."""
+    tcpdump = subprocess.Popen(  # pylint: disable=consider-using-with
+        ["ip", "netns", "exec", namespace, "tcpdump", "-i", interface, "-n", "-s", str(snaplen), "-B", "8192", "-U", "-w", str(pcap)] + bpf.split(),
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    time.sleep(1.0)
+    try:
+        yield pcap
+    finally:
+        time.sleep(0.5)
+        tcpdump.send_signal(signal.SIGINT)
+        tcpdump.wait(timeout=10)

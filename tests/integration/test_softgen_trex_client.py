@@ -12,15 +12,13 @@ UDP stream whose field engine walks 1,000 source addresses (16.0.0.1 ...) for
 a fixed time at a fixed rate. The client's counters must agree with OVS's
 interface counters within 1 %, and a capture in sgt-b must see > 900 sources.
 """
-import signal
 import socket
 import struct
-import subprocess
 import time
 
 import trex_stl_lib.api as trex_api
 
-from softgen_lab import namespaces, sh
+from softgen_lab import capture, namespaces, sh
 
 PREFIX = "sgt"
 BRIDGE = "sgt-br"
@@ -100,16 +98,10 @@ def test_trex_client_drives_softgen_through_ovs(softgen, tmp_path):  # pylint: d
         stream = api.STLStream(packet=api.STLPktBuilder(pkt=base, vm=vm), mode=api.STLTXCont(pps=1))
         client.add_streams(stream, ports=[0])
 
-        tcpdump = subprocess.Popen(  # pylint: disable=consider-using-with
-            ["ip", "netns", "exec", NS["b"], "tcpdump", "-i", "sgt-b0", "-n", "-s", "64", "-B", "8192", "-U",
-             "-w", str(pcap), "udp"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        time.sleep(1.0)
-        client.clear_stats()
-        client.start(ports=[0], mult="%dpps" % PPS, duration=DURATION)
-        client.wait_on_traffic(ports=[0], timeout=DURATION + 10)
-        time.sleep(0.5)
-        tcpdump.send_signal(signal.SIGINT)
-        tcpdump.wait(timeout=10)
+        with capture(NS["b"], "sgt-b0", pcap, "udp"):
+            client.clear_stats()
+            client.start(ports=[0], mult="%dpps" % PPS, duration=DURATION)
+            client.wait_on_traffic(ports=[0], timeout=DURATION + 10)
         stats = client.get_stats()
     finally:
         client.disconnect()

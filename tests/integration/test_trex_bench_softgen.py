@@ -27,9 +27,11 @@ import threading
 import time
 
 import jsonschema
+import pytest
 import trex_stl_lib.api as trex_api
+from scapy.layers.inet import IP, UDP
 
-from softgen_lab import ROOT, namespaces
+from softgen_lab import ROOT, capture, namespaces
 
 PREFIX = "bnt"
 BRIDGE = "bnt-br"
@@ -38,6 +40,7 @@ MAX_LOAD = 3000.0
 FINAL = 2.0
 INITIAL = 0.5
 SOAK = 6.0
+LATENCY_TRAILER, LATENCY_MAGIC = 16, 0xAB
 
 
 def collections_path(tmp_path):
@@ -248,3 +251,107 @@ def test_trex_bench_imix_sends_trex_s_mix_through_ovs(softgen, tmp_path):  # pyl
     assert 357.8 * 0.97 <= octets / float(packets) <= 357.8 * 1.01, (packets, octets)
     print("trex_bench imix: %d trials, NDR %.1f pps, %d frames at %.1f B on average" % (
         len(search["trials"]), search["result"]["goals"]["ndr"]["lower_bound"], packets, octets / float(packets)))
+
+
+def tunnelled_frames(pcap):
+    """The frames of a capture, dissected by scapy."""
+    from scapy.utils import rdpcap  # pylint: disable=import-outside-toplevel
+    return list(rdpcap(str(pcap)))
+
+
+def fresh_checksum(packet, layer):
+    """What scapy computes for ``layer``'s checksum in ``packet`` (an IPv4 packet)."""
+    copy = packet.copy()
+    copy[layer].chksum = None
+    if layer is not IP:
+        copy[IP].chksum = None
+    return IP(bytes(copy))[layer].chksum
+
+
+def captured_search(softgen_ports, tmp_path, name, bpf, traffic):  # pylint: disable=redefined-outer-name
+    """A search with ``traffic`` (the options that say what is sent) through softgen and OVS with NDR and one latency
+    point, the receiving namespace capturing what ``bpf`` selects: the results document (checked against the schema)
+    and the capture's file."""
+    rpc, pub = softgen_ports
+    results = tmp_path / "results"
+    task_args = dict({
+        "server": "127.0.0.1", "sync_port": rpc, "async_port": pub, "ports": [0, 1],
+        "port_l3": [{"src": "10.98.0.1", "gateway": "10.98.0.2"}, {"src": "10.98.0.2", "gateway": "10.98.0.1"}],
+        "goals": [{"name": "ndr", "loss_ratio": 0.0}], "max_load": MAX_LOAD, "final_duration": 1.0, "initial_duration": INITIAL,
+        "warmup_duration": 1.0, "results_dir": str(results), "run_id": "bnt-" + name, "datapath": "netdev", "max_trials": 30,
+        "latency_loads": [0.5], "latency_pps": 100, "latency_duration": 1.0,
+    }, **traffic)
+    with capture(NS["b"], "%s-b0" % PREFIX, tmp_path / "rx.pcap", bpf, snaplen=0) as pcap:
+        bench, _stdout = run_playbook(tmp_path, task_args, name)
+    assert not bench.get("failed"), bench.get("msg")
+    document = json.loads((results / ("bnt-%s.json" % name)).read_text())
+    with open(os.path.join(ROOT, "docs", "results-schema.json")) as handle:
+        jsonschema.validate(document, json.load(handle))
+    return document, pcap
+
+
+@pytest.mark.parametrize("encapsulation, client", [
+    ({"type": "vxlan"}, "trex_stl_lib"),
+    ({"type": "mplsogre", "label": 1000, "outer_flows": False}, "trex"),
+], ids=["vxlan-old-client", "mplsogre-one-tunnel-current-client"])
+def test_trex_bench_tunnelled_flows_reach_the_wire_with_right_checksums(softgen, tmp_path, encapsulation, client):  # pylint: disable=redefined-outer-name
+    """``encapsulation``: a search of 100 flows in VXLAN (the old client) and in MPLS over GRE as one tunnel (the current
+    client) through softgen and OVS; what the receiving port's namespace captures is the tunnel, with the scenario's
+    (or the one tunnel's) outer addresses, the 100 inner sources in step and every checksum right."""
+    # pylint: disable=too-many-locals
+    from scapy.contrib.mpls import MPLS  # pylint: disable=import-outside-toplevel
+    from scapy.layers.vxlan import VXLAN  # pylint: disable=import-outside-toplevel
+    traffic = {"client": client, "scenario": "routing", "protocol": "udp", "frame_sizes": [128], "flows": 100, "encapsulation": encapsulation}
+    document, pcap = captured_search(softgen, tmp_path, "tunnel", "udp port 4789 or proto 47", traffic)
+    search = document["searches"][0]
+    assert search["status"] == "complete" and search["profile"]["encapsulation"]["type"] == encapsulation["type"]
+    assert search["result"]["goals"]["ndr"]["lower_bound"] > 0.0
+    assert search["latency"]["points"][0]["latency_received"] > 0
+    frames = tunnelled_frames(pcap)
+    offered = search["warmup"]["offered"] + sum(trial["offered"] for trial in search["trials"])
+    assert len(frames) >= offered, (len(frames), offered)
+    outer_sources, inner_sources, bad = set(), set(), 0
+    # the latency stream's frames end in TRex's flow-stats trailer (magic 0xAB, 16 bytes), written over the frame's last bytes
+    latency = [frame for frame in frames if bytes(frame)[-LATENCY_TRAILER] == LATENCY_MAGIC]
+    assert latency, "no latency frame captured"
+    for frame in frames:
+        if bytes(frame)[-LATENCY_TRAILER] == LATENCY_MAGIC:
+            continue
+        if encapsulation["type"] == "vxlan":
+            assert frame[VXLAN].vni == 99 and frame[UDP].chksum == 0
+            inner = frame[VXLAN].payload[IP]
+        else:
+            assert frame[MPLS].label == 1000
+            inner = IP(bytes(frame[MPLS].payload))
+        outer_sources.add(frame[IP].src)
+        inner_sources.add(inner.src)
+        bad += fresh_checksum(frame[IP], IP) != frame[IP].chksum or fresh_checksum(inner, IP) != inner.chksum \
+            or fresh_checksum(inner, UDP) != inner[UDP].chksum
+    print("trex_bench %s: %d frames captured (%d latency frames), %d outer and %d inner sources, %d with a bad checksum; NDR %.1f pps" % (
+        encapsulation["type"], len(frames), len(latency), len(outer_sources), len(inner_sources), bad, search["result"]["goals"]["ndr"]["lower_bound"]))
+    assert bad == 0 and len(inner_sources) == 100 and min(inner_sources) == "172.16.0.1"
+    assert len(outer_sources) == (1 if encapsulation.get("outer_flows") is False else 100)
+
+
+@pytest.mark.parametrize("client", ["trex_stl_lib", "trex"])
+def test_trex_bench_searches_a_user_s_trex_profile_with_its_tunables(softgen, tmp_path, client):  # pylint: disable=redefined-outer-name
+    """``profile: imix.py`` (tests/integration/profiles, TRex's format) with ``tunables``, loaded by either client: the
+    search scales its three streams in their proportions; the bridge sees the profile's average frame and its 40 sources."""
+    traffic = {"client": client, "profile": os.path.join(ROOT, "tests", "integration", "profiles", "imix.py"), "tunables": {"pps": 140, "flows": 40}}
+    document, pcap = captured_search(softgen, tmp_path, "profile", "udp and not port 4789", traffic)
+    search = document["searches"][0]
+    record = search["profile"]["trex_profile"]
+    assert (record["file"], record["tunables"], record["streams"], record["pps"]) == ("imix.py", {"pps": 140, "flows": 40}, 3, 240.0)
+    assert search["status"] == "complete" and search["profile"]["frame_size"] == 362 and len(document["searches"]) == 1
+    assert search["result"]["goals"]["ndr"]["lower_bound"] > 0.0 and search["latency"]["points"][0]["latency_received"] > 0
+    frames = [bytes(frame) for frame in tunnelled_frames(pcap) if bytes(frame)[-LATENCY_TRAILER] != LATENCY_MAGIC]
+    offered = search["warmup"]["offered"] + sum(trial["offered"] for trial in search["trials"])
+    sizes = {}
+    for frame in frames:
+        sizes[len(frame)] = sizes.get(len(frame), 0) + 1
+    sources = {IP(frame[14:]).src for frame in frames}
+    print("trex_bench profile imix.py (%s): %d frames captured of %d offered, sizes %s, %d sources; NDR %.1f pps" % (
+        client, len(frames), offered, sorted(sizes.items()), len(sources), search["result"]["goals"]["ndr"]["lower_bound"]))
+    assert len(frames) >= offered and sorted(sizes) == [60, 590, 1514] and len(sources) == 40
+    # 28:16:4 within a percent of each trial's count
+    assert abs(sizes[60] / float(len(frames)) - 28 / 48.0) < 0.01 and abs(sizes[1514] / float(len(frames)) - 4 / 48.0) < 0.01, sizes

@@ -20,6 +20,8 @@ import warnings
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SRC, DST = "10.98.0.1", "10.98.0.2"
+# profiles written here in TRex's format, after those TRex ships in scripts/stl
+PROFILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "profiles")
 
 
 def load(client):
@@ -203,32 +205,104 @@ class Calls:
         assert resumed > still + 1000, (still, resumed)
         return "paused at %d, %d after 0.7 s, %d after resume" % (paused, still, resumed)
 
+    def captured(self, run, layer, limit=1000):
+        """The frames with ``layer`` port 1 captured while ``run()`` ran (the client's capture, in service mode), dissected
+        (the kernel's own frames on the wire, an IPv6 router solicitation, are left out)."""
+        client = self.client
+        client.set_service_mode(ports=[1], enabled=True)
+        try:
+            capture = client.start_capture(rx_ports=[1], limit=limit)
+            run()
+            packets = []
+            client.stop_capture(capture["id"], output=packets)
+        finally:
+            client.set_service_mode(ports=[1], enabled=False)
+        return [frame for frame in (self.api.Ether(pkt["binary"]) for pkt in packets) if layer in frame]
+
+    def checksum_right(self, frame):
+        """The frame's (outermost) IPv4 header checksum is what scapy computes."""
+        header = self.api.IP(bytes(frame[self.api.IP]))
+        sent_checksum = header.chksum
+        del header.chksum
+        return self.api.IP(bytes(header)).chksum == sent_checksum
+
     def f_field_engine(self):
         api = self.api
         vm = api.STLScVmRaw([api.STLVmFlowVar(name="src", min_value="16.0.0.1", max_value="16.0.0.100", size=4, op="inc"),
                              api.STLVmWrFlowVar(fv_name="src", pkt_offset="IP.src"),
                              api.STLVmFixIpv4(offset="IP")])
         self.load(self.stream(api.STLTXSingleBurst(total_pkts=300, pps=3000), vm=vm))
-        client = self.client
-        client.set_service_mode(ports=[1], enabled=True)
-        try:
-            capture = client.start_capture(rx_ports=[1], limit=1000)
-            self.run_to_end()
-            packets = []
-            client.stop_capture(capture["id"], output=packets)
-        finally:
-            client.set_service_mode(ports=[1], enabled=False)
+        frames = self.captured(self.run_to_end, api.UDP)
         sources = set()
-        for pkt in packets:
-            frame = api.Ether(pkt["binary"])
-            if api.IP in frame and api.UDP in frame:
-                sources.add(frame[api.IP].src)
-                header = api.IP(bytes(frame[api.IP]))
-                sent_checksum = header.chksum
-                del header.chksum
-                assert api.IP(bytes(header)).chksum == sent_checksum, "bad IPv4 checksum from %s" % frame[api.IP].src
+        for frame in frames:
+            sources.add(frame[api.IP].src)
+            assert self.checksum_right(frame), "bad IPv4 checksum from %s" % frame[api.IP].src
         assert len(sources) == 100, sorted(sources)[:5]
-        return "%d captured, %d distinct sources" % (len(packets), len(sources))
+        return "%d captured, %d distinct sources" % (len(frames), len(sources))
+
+    # ------------------------------------------------- profiles in TRex's format (profiles/)
+    def load_profile(self, name, **tunables):
+        """``profiles/<name>.py`` loaded as ``start -f <name>.py -t ...`` loads it, its streams on port 0."""
+        profile = self.api.STLProfile.load_py(os.path.join(PROFILES, name + ".py"), direction=0, port_id=0, **tunables)
+        self.load(*profile.get_streams())
+
+    def f_profile_imix(self):
+        """TRex's IMIX at mult 2: each stream's rate doubled, the mix's sizes in its proportions, every source once."""
+        self.load_profile("imix", pps=140, flows=50)
+        frames = self.captured(lambda: self.run_to_end(duration=2.0, mult="2"), self.api.UDP, limit=2000)
+        sent, received = self.counts()
+        # 140, 80 and 20 pps, doubled, for 2 s: 960 frames
+        assert 0.85 * 960 <= sent <= 1.02 * 960 and received == sent, (sent, received)
+        sizes = sorted({len(frame) + 4 for frame in frames})
+        mean = self.client.get_stats()[0]["obytes"] / float(sent)
+        assert sizes == [64, 594, 1518] and abs(mean - (28 * 64 + 16 * 594 + 4 * 1518) / 48.0) < 0.05 * 361.8, (sizes, mean)
+        sources = {frame[self.api.IP].src for frame in frames}
+        assert len(sources) == 50 and all(self.checksum_right(frame) for frame in frames), len(sources)
+        return "sent %d received %d, %.1f B a frame, sizes %s, %d sources" % (sent, received, mean, sizes, len(sources))
+
+    def f_profile_vxlan(self):
+        """A burst of 17 VXLAN packets, the VNI a tunable: 17 sent, 17 received, each with that VNI and its inner frame."""
+        from scapy.layers.vxlan import VXLAN  # pylint: disable=import-outside-toplevel
+        self.load_profile("udp_1pkt_vxlan", vni=7)
+        frames = self.captured(self.run_to_end, VXLAN)
+        assert self.counts() == (17, 17) and len(frames) == 17, (self.counts(), len(frames))
+        assert all(frame[VXLAN].vni == 7 and frame[self.api.UDP].dport == 4789 and self.api.IP in frame[VXLAN].payload for frame in frames)
+        return "17 VXLAN frames of VNI 7, inner %s" % frames[0][VXLAN].payload.summary()
+
+    def f_profile_mpls(self):
+        """Two MPLS labels before IPv4 at 500 pps for 1 s: the label stack and the inner packet arrive as sent."""
+        from scapy.contrib.mpls import MPLS  # pylint: disable=import-outside-toplevel
+        self.load_profile("udp_1pkt_mpls", pps=500)
+        frames = self.captured(lambda: self.run_to_end(duration=1.0), MPLS)
+        sent, received = self.counts()
+        assert 0.85 * 500 <= sent <= 1.02 * 500 and received == sent == len(frames), (sent, received, len(frames))
+        first = frames[0]
+        labels = [(first[MPLS].label, first[MPLS].s, first[MPLS].ttl), (first[MPLS].payload.label, first[MPLS].payload.s, first[MPLS].payload.ttl)]
+        inner = self.api.IP(bytes(first[MPLS].payload.payload))
+        assert labels == [(17, 0, 255), (0, 1, 12)] and (inner.src, inner.dst) == ("16.0.0.1", "48.0.0.1"), (labels, inner.summary())
+        return "sent %d received %d, labels %s" % (sent, received, labels)
+
+    def f_profile_tuple_gen(self):
+        """The tuple generator over 5 clients x 3 ports at 128 bytes: 15 frames, every (address, port) pair once."""
+        api = self.api
+        self.load_profile("udp_1pkt_tuple_gen", clients=5, ports=3, size=128)
+        frames = self.captured(self.run_to_end, api.UDP)
+        pairs = sorted((frame[api.IP].src, frame[api.UDP].sport) for frame in frames)
+        expected = sorted(("16.0.0.%d" % client, 1025 + port) for client in range(1, 6) for port in range(3))
+        assert self.counts() == (15, 15) and pairs == expected, (self.counts(), pairs)
+        assert all(len(frame) + 4 == 128 and self.checksum_right(frame) for frame in frames)
+        return "15 frames, pairs %s .. %s" % (pairs[0], pairs[-1])
+
+    def f_profile_latency(self):
+        """A flow-stats stream and a latency stream of one profile: both packet groups counted, the latency measured."""
+        self.load_profile("udp_1pkt_latency", pps=1000, pg_id=12)
+        self.run_to_end(duration=1.0)
+        stats = self.client.get_pgid_stats([12, 13])
+        flow, latency = stats["flow_stats"][12], stats["latency"][13]["latency"]
+        assert 0.85 * 1000 <= flow["tx_pkts"][0] == flow["rx_pkts"][1], flow
+        assert stats["flow_stats"][13]["rx_pkts"][1] >= 0.95 * stats["flow_stats"][13]["tx_pkts"][0] > 0, stats["flow_stats"][13]
+        assert 0 < latency["average"] < 1e6, latency
+        return "pg_id 12: %d frames; pg_id 13: average %.0f us" % (flow["rx_pkts"][1], latency["average"])
 
     def f_flow_stats(self):
         api = self.api
@@ -300,8 +374,8 @@ class Calls:
 
 
 FEATURES = ("connect", "rx_caps", "reset", "map_ports", "l3_service_mode", "single_burst", "multi_burst", "continuous_mult_strings", "update",
-            "pause_resume", "field_engine", "flow_stats", "latency_stats", "second_client", "bad_rates", "bad_ports",
-            "disconnect")
+            "pause_resume", "field_engine", "profile_imix", "profile_vxlan", "profile_mpls", "profile_tuple_gen", "profile_latency",
+            "flow_stats", "latency_stats", "second_client", "bad_rates", "bad_ports", "disconnect")
 
 
 def main(argv=None):

@@ -109,3 +109,13 @@ def pps_range_text(low, high):
     if high_text.rsplit(" ", 1)[-1] == unit:
         return "%s to %s" % (low_text.rsplit(" ", 1)[0], high_text)
     return "%s to %s" % (low_text, high_text)
+
+
+def scenario_text(profile):
+    """The scenario a search's ``profile`` ran, as the report names it: ``routing``, or ``routing+vxlan`` when the
+    scenario's frames were in a tunnel or carried an S-tag (``profile.encapsulation``), ``routing+imix.py`` when a user's
+    TRex profile made them (``profile.trex_profile``)."""
+    encapsulation, trex_profile = profile.get("encapsulation"), profile.get("trex_profile")
+    if trex_profile:
+        return "%s+%s" % (profile["scenario"], trex_profile["file"])
+    return profile["scenario"] + ("+" + encapsulation["type"] if encapsulation else "")

@@ -26,14 +26,12 @@ __metaclass__ = type
 import hashlib
 import ipaddress
 import json
-import struct
 
-from ansible_collections.offload.testbed.extensions.softgen.fieldengine import FCS, inet_checksum
+from ansible_collections.offload.testbed.extensions.softgen.fieldengine import FCS
 from ansible_collections.offload.testbed.plugins.module_utils.bench import units
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench import encapsulation as encap_option, headers, trex_profile
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.spec import flow_counts, flow_list
 
-ETH_LEN, VLAN_LEN, IP_LEN, UDP_LEN, TCP_LEN = 14, 4, 20, 8, 20
-TCP_SEQ, TCP_ACK = 0x10000000, 0x20000000
 L4_TYPE = {"udp": 11, "tcp": 13}
 # The TRex flow-stats trailer at the end of a latency frame (magic, flow_seq,
 # hw_id, seq, timestamp): a latency frame needs this much L4 payload.
@@ -49,80 +47,73 @@ def destination(args):
     return args["dst_base"]
 
 
-def header_lengths(protocol, vlan):
-    l2_len = ETH_LEN + (VLAN_LEN if vlan else 0)
-    return l2_len, l2_len + IP_LEN, l2_len + IP_LEN + (TCP_LEN if protocol == "tcp" else UDP_LEN)
-
-
-def build_frame(frame_size, protocol, src_ip, dst_ip, src_port, dst_port, vlan=None):
-    """The base frame, without FCS (``frame_size - 4`` bytes), checksums filled in.
+def build_frame(frame_size, protocol, src_ip, dst_ip, src_port, dst_port, vlan=None, encapsulation=None):
+    """The base frame, without FCS (``frame_size - 4`` bytes), checksums filled in (``headers.frame``).
 
     MAC addresses are zero: the generator port writes its own source MAC and
-    its resolved (or configured) destination MAC into every frame.
+    its resolved (or configured) destination MAC into every frame. In a tunnel
+    (``encapsulation``), ``src_ip`` and ``dst_ip`` are the outer addresses and the
+    encapsulation's ``inner_src_base`` and ``inner_dst_base`` the inner ones.
     """
-    l2_len, l3_end, l4_end = header_lengths(protocol, vlan)
-    length = frame_size - FCS
-    if length < l4_end:
-        raise ValueError("frame size %d is too small for %s headers (%d bytes)" % (frame_size, protocol, l4_end + FCS))
-    eth = b"\x00" * 12
-    if vlan:
-        eth += struct.pack("!HH", 0x8100, vlan)
-    eth += struct.pack("!H", 0x0800)
-    ip_total = length - l2_len
-    proto = 6 if protocol == "tcp" else 17
-    src = ipaddress.IPv4Address(src_ip).packed
-    dst = ipaddress.IPv4Address(dst_ip).packed
-    ip_hdr = struct.pack("!BBHHHBBH4s4s", 0x45, 0, ip_total, 0, 0, 64, proto, 0, src, dst)
-    ip_hdr = ip_hdr[:10] + struct.pack("!H", inet_checksum(ip_hdr)) + ip_hdr[12:]
-    payload = b"\x00" * (length - l4_end)
-    l4_total = ip_total - IP_LEN
-    if protocol == "tcp":
-        # ACK, window 65535, data offset 5 words
-        l4_hdr = struct.pack("!HHIIBBHHH", src_port, dst_port, TCP_SEQ, TCP_ACK, 5 << 4, 0x10, 0xFFFF, 0, 0)
-        csum_at = 16
-    else:
-        l4_hdr = struct.pack("!HHHH", src_port, dst_port, l4_total, 0)
-        csum_at = 6
-    pseudo = src + dst + struct.pack("!BBH", 0, proto, l4_total)
-    csum = inet_checksum(pseudo + l4_hdr + payload)
-    if protocol == "udp" and csum == 0:
-        csum = 0xFFFF
-    l4_hdr = l4_hdr[:csum_at] + struct.pack("!H", csum) + l4_hdr[csum_at + 2:]
-    frame = eth + ip_hdr + l4_hdr + payload
-    return frame
+    addresses = (src_ip, dst_ip)
+    if headers.kind(encapsulation) in headers.TUNNELS:
+        addresses += (encapsulation["inner_src_base"], encapsulation["inner_dst_base"])
+    return headers.frame(frame_size, protocol, addresses, (src_port, dst_port), vlan, encapsulation)
 
 
 def build_latency_frame(args, frame_size):
     """The frame of the latency stream: the first flow of the forward stream,
     grown where needed so that the TRex flow-stats trailer fits after the L4
-    header (a 64-byte TCP frame has 6 bytes of payload)."""
-    _l2_len, _l3_end, l4_end = header_lengths(args["protocol"], args["vlan"])
+    header (a 64-byte TCP frame has 6 bytes of payload); with a user's profile, its first stream's packet."""
+    if args.get("profile_streams"):
+        return trex_profile.latency_frame(args)
+    encap = args.get("encapsulation")
+    end = headers.layout(args["protocol"], args["vlan"], encap)["end"]
     # IMIX's latency frames are of its smallest size
-    size = max(units.IMIX_FRAMES[0][0] if frame_size == units.IMIX else frame_size, l4_end + LATENCY_TRAILER + FCS)
-    return build_frame(size, args["protocol"], args["src_base"], destination(args), args["src_port"], args["dst_port"], args["vlan"])
+    size = max(units.IMIX_FRAMES[0][0] if frame_size == units.IMIX else frame_size, end + LATENCY_TRAILER + FCS)
+    return build_frame(size, args["protocol"], args["src_base"], destination(args), args["src_port"], args["dst_port"], args["vlan"], encap)
 
 
-def build_vm(protocol, flows, destinations, src_ip, dst_ip, vlan=None):
+def _address_vars(var_names, counts, addresses, l3_offset):
+    """Flow variables (named ``var_names``) and writes of the source over ``counts[0]`` addresses and the destination over ``counts[1]``."""
+    program = []
+    for var_name, count, address, at in zip(var_names, counts, addresses, (12, 16)):
+        if count > 1:
+            first = int(ipaddress.IPv4Address(address))
+            program.append({"type": "flow_var", "name": var_name, "min": first, "max": first + count - 1, "size": 4, "op": "inc"})
+            program.append({"type": "write", "name": var_name, "offset": l3_offset + at})
+    return program
+
+
+def build_vm(protocol, flows, destinations, src_ip, dst_ip, vlan=None, encapsulation=None):
     """Field-engine program as data: source over ``flows`` addresses, destination over ``destinations``.
 
     Returns a list of instructions:
-    ``{"type": "flow_var", "name", "min", "max", "size": 4, "op": "inc"}``,
-    ``{"type": "write", "name", "offset"}`` and
+    ``{"type": "flow_var", "name", "min", "max", "size", "op": "inc"}``,
+    ``{"type": "write", "name", "offset"}``,
+    ``{"type": "fix_checksum_ipv4", "offset"}`` and
     ``{"type": "fix_checksum_hw", "l3_offset", "l4_offset", "l4_type"}``
     (numeric offsets: trex_stl_lib 0.3 cannot resolve named ones with current scapy).
+    In a tunnel the inner addresses vary as the outer ones do (the outer ones not when the
+    encapsulation's ``outer_flows`` is false: one tunnel), and VXLAN's and Geneve's outer
+    UDP source port with them, from ``headers.ENTROPY_PORT``; the outer IPv4 checksum is
+    fixed apart, the outer UDP checksum stays zero.
     """
-    l2_len, l3_end, _l4_end = header_lengths(protocol, vlan)
-    program = []
-    src = int(ipaddress.IPv4Address(src_ip))
-    dst = int(ipaddress.IPv4Address(dst_ip))
-    if flows > 1:
-        program.append({"type": "flow_var", "name": "src", "min": src, "max": src + flows - 1, "size": 4, "op": "inc"})
-        program.append({"type": "write", "name": "src", "offset": l2_len + 12})
-    if destinations > 1:
-        program.append({"type": "flow_var", "name": "dst", "min": dst, "max": dst + destinations - 1, "size": 4, "op": "inc"})
-        program.append({"type": "write", "name": "dst", "offset": l2_len + 16})
+    at = headers.layout(protocol, vlan, encapsulation)
+    tunnelled = headers.kind(encapsulation) in headers.TUNNELS
+    outer = [] if tunnelled and not encapsulation["outer_flows"] else _address_vars(("src", "dst"), (flows, destinations), (src_ip, dst_ip), at["l3"])
+    program = list(outer)
+    if tunnelled:
+        program += _address_vars(("inner_src", "inner_dst"), (flows, destinations), (encapsulation["inner_src_base"], encapsulation["inner_dst_base"]),
+                                 at["inner_l3"])
+        if headers.kind(encapsulation) in headers.UDP_PORTS and flows > 1:
+            last = headers.ENTROPY_PORT + min(flows, headers.ENTROPY_PORTS) - 1
+            program.append({"type": "flow_var", "name": "entropy", "min": headers.ENTROPY_PORT, "max": last, "size": 2, "op": "inc"})
+            program.append({"type": "write", "name": "entropy", "offset": at["l4"]})
+        if outer:
+            program.append({"type": "fix_checksum_ipv4", "offset": at["l3"]})
     if program:
-        program.append({"type": "fix_checksum_hw", "l3_offset": l2_len, "l4_offset": l3_end, "l4_type": L4_TYPE[protocol]})
+        program.append({"type": "fix_checksum_hw", "l3_offset": at["inner_l3"], "l4_offset": at["inner_l4"], "l4_type": L4_TYPE[protocol]})
     return program
 
 
@@ -136,30 +127,38 @@ def searches_of(args):
     return [(size, flows) for size in args["frame_sizes"] for flows in flow_counts(args)]
 
 
+def _directions(args, flows):
+    """The transmitting ports' streams before their frame sizes: the forward one, and the reverse one when bidir."""
+    encap = args.get("encapsulation")
+    forward = {"port": args["ports"][0], "src": args["src_base"], "dst": destination(args), "flows": _flows(args, flows),
+               "destinations": 1 if args["scenario"] != "routing" else args["destinations"], "encapsulation": encap}
+    if args["direction"] != "bidir":
+        return [forward]
+    return [forward, {"port": args["ports"][-1], "src": forward["dst"], "dst": forward["src"], "flows": forward["destinations"],
+                      "destinations": forward["flows"], "encapsulation": encap_option.reverse(encap)}]
+
+
 def build_streams(args, frame_size, flows=None):
     """Per transmitting port: ``{"port": int, "frame": bytes, "vm": [...], "share": float}``, for IMIX three a port.
 
     ``share`` is the part of the aggregate load that stream sends; ``flows`` the flow count of the search
     (default: the first of ``args["flows"]``, its only one when it is an int). IMIX (``units.IMIX``) sends
-    TRex's three frame sizes per port, each with the port's flows, at 28:16:4 of the port's share.
+    TRex's three frame sizes per port, each with the port's flows, at 28:16:4 of the port's share. A user's
+    profile (``trex_profile.attach``) gives its own streams.
     """
-    tx_port = args["ports"][0]
-    rx_port = args["ports"][-1]
-    forward = {"port": tx_port, "src": args["src_base"], "dst": destination(args), "flows": _flows(args, flows),
-               "destinations": 1 if args["scenario"] != "routing" else args["destinations"]}
-    directions = [forward]
-    if args["direction"] == "bidir":
-        directions.append({"port": rx_port, "src": forward["dst"], "dst": forward["src"],
-                           "flows": forward["destinations"], "destinations": forward["flows"]})
+    if args.get("profile_streams"):
+        return args["profile_streams"]
+    directions = _directions(args, flows)
     sizes = units.IMIX_FRAMES if frame_size == units.IMIX else ((frame_size, 1),)
     total = float(sum(weight for _size, weight in sizes))
     streams = []
     for item in directions:
-        vm = build_vm(args["protocol"], item["flows"], item["destinations"], item["src"], item["dst"], args["vlan"])
+        vm = build_vm(args["protocol"], item["flows"], item["destinations"], item["src"], item["dst"], args["vlan"], item["encapsulation"])
         for size, weight in sizes:
             streams.append({
                 "port": item["port"],
-                "frame": build_frame(size, args["protocol"], item["src"], item["dst"], args["src_port"], args["dst_port"], args["vlan"]),
+                "frame": build_frame(size, args["protocol"], item["src"], item["dst"], args["src_port"], args["dst_port"], args["vlan"],
+                                     item["encapsulation"]),
                 "vm": vm,
                 "share": weight / total / len(directions),
             })
@@ -168,7 +167,7 @@ def build_streams(args, frame_size, flows=None):
 
 def profile(args, frame_size, flows=None):
     """What makes the traffic reproducible, as stored in the results file; ``flows`` the search's flow count (as in :func:`build_streams`)."""
-    return {
+    found = {
         "scenario": args["scenario"],
         "protocol": args["protocol"],
         "frame_size": frame_size,
@@ -184,6 +183,12 @@ def profile(args, frame_size, flows=None):
         "rx_server": dict(args["rx_server"]) if args["rx_server"] else None,
         "tcp_method": "ACK segments with fixed sequence numbers per flow (conntrack mid-stream pick-up)" if args["protocol"] == "tcp" else None,
     }
+    if args.get("encapsulation"):
+        # Only when set: a run without a tunnel keeps its fingerprint.
+        found["encapsulation"] = dict(args["encapsulation"])
+    if args.get("profile_record"):
+        found["trex_profile"] = dict(args["profile_record"])
+    return found
 
 
 # Settings that playbooks give as whole numbers (10 s, 300000 frames/s): before the

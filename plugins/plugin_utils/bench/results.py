@@ -24,6 +24,7 @@ try:
 except ImportError:  # pragma: no cover - requirements.txt installs it
     jsonschema = None
 
+from ansible_collections.offload.testbed.plugins.module_utils.bench import units
 from ansible_collections.offload.testbed.plugins.module_utils.bench.schema import READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION
 CSV_NAME = "results.csv"
 CSV_FIELDS = ("run_id", "datapath", "scenario", "protocol", "frame_size", "direction", "flows", "goal", "loss_ratio",
@@ -267,7 +268,7 @@ class Store:
                 writer.writeheader()
             for name, goal in entry["result"]["goals"].items():
                 writer.writerow({
-                    "run_id": self.run_id, "datapath": self.document.get("datapath"), "scenario": profile["scenario"],
+                    "run_id": self.run_id, "datapath": self.document.get("datapath"), "scenario": units.scenario_text(profile),
                     "protocol": profile["protocol"], "frame_size": profile["frame_size"], "direction": profile["direction"],
                     "flows": profile["flows"], "goal": name, "loss_ratio": goal["loss_ratio"],
                     "lower_bound_pps": goal["lower_bound"], "upper_bound_pps": goal["upper_bound"],

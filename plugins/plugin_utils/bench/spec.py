@@ -31,11 +31,13 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
 import re
 
 from ansible_collections.offload.testbed.plugins.module_utils.bench import units
 from ansible_collections.offload.testbed.plugins.module_utils.host import validate
 from ansible_collections.offload.testbed.plugins.module_utils.host.validate import show_converted
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench import encapsulation
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.goals import DEFAULT_GOALS, GOAL_RANGES, goal_range, goal_value_ok, resolve_preset
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.rfc9971 import PRESETS
 
@@ -108,19 +110,9 @@ def _search_options():
     )
 
 
-def argument_spec():
-    """Every option of ``offload.testbed.trex_bench``, as ``ArgumentSpecValidator`` takes it (a new dict each call)."""
+def _traffic_options():
+    """What the search sends: the scenario's frames, their tunnel, or a user's TRex profile."""
     return dict(
-        generator=dict(type="str", choices=list(GENERATORS), default="trex"),
-        testpmd=dict(type="dict", options=_testpmd_options()),
-        server=dict(type="str", default="127.0.0.1"),
-        sync_port=dict(type="int", default=4501),
-        async_port=dict(type="int", default=4500),
-        client=dict(type="str", choices=list(CLIENTS), default="trex_stl_lib"),
-        client_path=dict(type="path"),
-        ports=dict(type="list", elements="int", default=[0, 1]),
-        rx_server=dict(type="dict", options=_server_options()),
-        port_l3=dict(type="list", elements="dict", options=dict(src=dict(type="str", required=True), gateway=dict(type="str", required=True))),
         scenario=dict(type="str", choices=list(SCENARIOS), default="routing"),
         protocol=dict(type="str", choices=list(PROTOCOLS), default="udp"),
         # bytes, or imix (units.IMIX): checked and normalized by _check_frames
@@ -135,7 +127,27 @@ def argument_spec():
         src_port=dict(type="int", default=1025),
         dst_port=dict(type="int", default=5001),
         vlan=dict(type="int"),
+        encapsulation=dict(type="dict", options=encapsulation.options()),
+        # a user's TRex STL profile and its tunables (plugin_utils/bench/trex_profile.py)
+        profile=dict(type="path"),
+        tunables=dict(type="dict", default={}),
         direction=dict(type="str", choices=list(DIRECTIONS), default="uni"),
+    )
+
+
+def argument_spec():
+    """Every option of ``offload.testbed.trex_bench``, as ``ArgumentSpecValidator`` takes it (a new dict each call)."""
+    return dict(
+        generator=dict(type="str", choices=list(GENERATORS), default="trex"),
+        testpmd=dict(type="dict", options=_testpmd_options()),
+        server=dict(type="str", default="127.0.0.1"),
+        sync_port=dict(type="int", default=4501),
+        async_port=dict(type="int", default=4500),
+        client=dict(type="str", choices=list(CLIENTS), default="trex_stl_lib"),
+        client_path=dict(type="path"),
+        ports=dict(type="list", elements="int", default=[0, 1]),
+        rx_server=dict(type="dict", options=_server_options()),
+        port_l3=dict(type="list", elements="dict", options=dict(src=dict(type="str", required=True), gateway=dict(type="str", required=True))),
         max_load=dict(type="float", default=LINE_RATE_10G_64B),
         line_rate_gbps=dict(type="float"),
         min_load=dict(type="float"),
@@ -164,7 +176,7 @@ def argument_spec():
         soak_duration=dict(type="float", default=0.0),
         soak_interval=dict(type="float", default=10.0),
         soak_goal=dict(type="str"),
-        **_search_options()
+        **dict(_search_options(), **_traffic_options())
     )
 
 
@@ -247,6 +259,22 @@ def _check_frames(args, errors):
     _append(errors, *(validate.port_number(name, args[name], "UDP/TCP") for name in ("src_port", "dst_port")))
     if args["vlan"] is not None:
         _append(errors, validate.vlan_id("vlan", args["vlan"], "leave it unset for untagged frames"))
+    if args["profile"] is not None:
+        _check_profile(args, errors)
+    elif args["tunables"]:
+        errors.append("tunables: %s are a profile's; set profile, or drop them" % show_converted(sorted(args["tunables"])))
+    elif not bad:
+        encapsulation.check(args, errors)
+
+
+def _check_profile(args, errors):
+    """profile: a readable .py file; what cannot go with it."""
+    if not os.path.isfile(args["profile"]) or not os.access(args["profile"], os.R_OK):
+        errors.append("profile: %s is not a readable file on the controller; give the path of a TRex STL profile (.py)" % args["profile"])
+    elif not args["profile"].endswith(".py"):
+        errors.append("profile: %s is not a Python profile (.py), the kind TRex's start -f loads" % args["profile"])
+    if args["encapsulation"] is not None:
+        errors.append("encapsulation: a profile brings its own frames; drop encapsulation or profile")
 
 
 def _past_last_address(base, count):
@@ -497,6 +525,11 @@ def testpmd_traffic_errors(args):
     if units.IMIX in args["frame_sizes"]:
         errors.append("frame_sizes: %s is not supported by generator testpmd (txonly sends one frame size); give sizes in bytes, "
                       "or use generator trex" % units.IMIX)
+    if args["profile"] is not None:
+        errors.append("profile: a TRex profile needs generator trex (testpmd's txonly sends its own UDP frames)")
+    if args["encapsulation"] is not None:
+        errors.append("encapsulation: %s is not supported by generator testpmd (txonly sends plain UDP); drop it, or use generator trex"
+                      % args["encapsulation"]["type"])
     for name in ("rx_server", "port_l3"):
         if args[name] is not None:
             errors.append("%s: a TRex option; generator testpmd counts on testpmd.rx_interface or testpmd.rx_device" % name)

@@ -52,7 +52,7 @@ import warnings
 
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, Generator, GeneratorLost, LatencyUnsupported, quiet_value
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.latency import pg_known
-from ansible_collections.offload.testbed.plugins.plugin_utils.bench import trex_compat
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench import trex_compat, trex_profile
 
 # Seconds without a message from the server's publisher before the client
 # declares the connection lost (the PyPI client's own is 3 s, which a busy
@@ -147,12 +147,16 @@ def port_shares(streams):
 
 def to_trex_stream(api, stream, pps=1):
     """A TRex stream from ``profile.build_streams`` data (rate ``pps``; 1 pps is scaled by start's mult)."""
+    if "trex" in stream:
+        return trex_profile.at_rate(stream, pps)
     instructions = []
     for ins in stream["vm"]:
         if ins["type"] == "flow_var":
             instructions.append(api.STLVmFlowVar(name=ins["name"], min_value=ins["min"], max_value=ins["max"], size=ins["size"], op=ins["op"]))
         elif ins["type"] == "write":
             instructions.append(api.STLVmWrFlowVar(fv_name=ins["name"], pkt_offset=ins["offset"]))
+        elif ins["type"] == "fix_checksum_ipv4":
+            instructions.append(api.STLVmFixIpv4(offset=ins["offset"]))
         elif ins["type"] == "fix_checksum_hw":
             fix = api.STLVmFixChecksumHw(l3_offset=ins["l3_offset"], l4_offset=ins["l4_offset"], l4_type=ins["l4_type"])
             # trex-stl-lib 0.3 (PyPI) ignores a numeric l3_offset: it compiles l2_len=0, so the server
@@ -351,26 +355,30 @@ class TRexGenerator(Generator):
             raise GeneratorLost("%s: %s" % (where, first_line(text)), "%s: %s\n%s" % (type(error).__name__, text, traceback.format_exc()))
 
     def set_l3(self):
-        """Each port of ``ports`` in L3 mode with its gateway resolved by ARP, which both clients do in service mode only."""
+        """Each port of ``ports`` in L3 mode with its gateway resolved by ARP, which both clients do in service mode only.
+
+        Every port gets its address before any resolves: a port whose gateway is another port of the server (two ports
+        wired to each other) is answered only once that port has its address (the current client's ``set_l3_mode``
+        resolves at once, so the bench sets the ports' modes itself and resolves them together).
+        """
         args = self.args
         client = self.client
         client.set_service_mode(ports=args["ports"], enabled=True)
         try:
+            for port, cfg in zip(args["ports"], args["port_l3"]):
+                if not client.ports[port].set_l3_mode(cfg["src"], cfg["gateway"]):
+                    raise BenchError("port_l3: port %d refused L3 mode %s -> %s" % (port, cfg["src"], cfg["gateway"]))
             if args["client"] == "trex":
-                # the current client resolves the gateway itself (and raises when it cannot)
-                for port, cfg in zip(args["ports"], args["port_l3"]):
-                    client.set_l3_mode(port, cfg["src"], cfg["gateway"])
+                # the current client resolves and raises when it cannot
+                client.resolve(ports=args["ports"])
             else:
-                self._set_l3_ports(client)
+                self._wait_resolved(client)
         finally:
             client.set_service_mode(ports=args["ports"], enabled=False)
 
-    def _set_l3_ports(self, client):
-        """trex-stl-lib 0.3: L3 mode through its port objects, then wait for each gateway's ARP resolution."""
+    def _wait_resolved(self, client):
+        """trex-stl-lib 0.3: wait for each gateway's ARP resolution (its port objects resolve by themselves)."""
         args = self.args
-        for port, cfg in zip(args["ports"], args["port_l3"]):
-            if not client.ports[port].set_l3_mode(cfg["src"], cfg["gateway"]):
-                raise BenchError("port_l3: port %d refused L3 mode %s -> %s" % (port, cfg["src"], cfg["gateway"]))
         for port, cfg in zip(args["ports"], args["port_l3"]):
             deadline = time.time() + 10.0
             while True:

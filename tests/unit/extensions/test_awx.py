@@ -23,6 +23,7 @@ import yaml
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
+from ansible_collections.offload.testbed.plugins.module_utils.bench import units
 from ansible_collections.offload.testbed.plugins.module_utils.datapath.ovs import DATAPATHS
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import compare, spec
 
@@ -141,7 +142,9 @@ def _largest_frame_accepted():
 @pytest.mark.parametrize("survey", BENCH_SURVEYS)
 def test_frame_sizes_are_the_rfc2544_ones_the_action_takes(survey):
     question = _question(survey, "bench_frame_sizes")
-    sizes = [int(choice) for choice in question["choices"]]
+    sizes = [int(choice) for choice in question["choices"] if choice.isdigit()]
+    # and TRex's IMIX, after the sizes, which the action takes by the name its spec gives it
+    assert question["choices"][len(sizes):] == [units.IMIX] and "or imix, TRex's mix" in question["question_description"]
     assert question["type"] == "multiselect" and all(isinstance(choice, str) for choice in question["choices"])
     # AWX gives a multiselect answer as a list of strings: the action's spec converts them.
     assert _bench_errors(frame_sizes=question["choices"]) == []

@@ -110,7 +110,7 @@ def loss_plot(document, searches):
     _rate_axis(axes, divisor, profile["frame_size"])
     axes.set_xlabel("offered load, %s" % unit)
     axes.set_ylabel("loss, %% (symlog: linear below %g %%)" % threshold)
-    axes.set_title("%s: %s %s %s, %s%s" % (document["datapath"], profile["scenario"], profile["protocol"], units.size_text(profile["frame_size"]),
+    axes.set_title("%s: %s %s %s, %s%s" % (document["datapath"], units.scenario_text(profile), profile["protocol"], units.size_text(profile["frame_size"]),
                                            document["run_id"], ", %d repeats" % len(searches) if len(searches) > 1 else ""), fontsize=9, loc="left")
     goal_handles, goal_labels = [part[handles:] for part in axes.get_legend_handles_labels()]
     axes.legend(goal_handles, goal_labels, fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.2), borderaxespad=0, title="goals", title_fontsize=7)

@@ -73,7 +73,7 @@ def _goal_row(document, repeats, name):
                                      [bool(goal["generator_limited"]) for goal in goals])
     profile = repeats[0]["profile"]
     return {
-        "run_id": document["run_id"], "datapath": document["datapath"], "scenario": profile["scenario"],
+        "run_id": document["run_id"], "datapath": document["datapath"], "scenario": units.scenario_text(profile),
         "protocol": profile["protocol"], "frame_size": profile["frame_size"], "direction": profile["direction"],
         "goal": name, "loss_ratio": goals[0]["loss_ratio"], "lower_bound": summary["median"],
         "upper_bound": stats.median([goal["upper_bound"] for goal in goals]), "generator_limited": summary["generator_limited"],
@@ -132,7 +132,7 @@ def latency_rows_of(documents):
             if not measured:
                 continue
             profile, latency = measured[0]["profile"], measured[0]["latency"]
-            key = (document["datapath"], profile["scenario"], profile["protocol"], profile["frame_size"])
+            key = (document["datapath"], units.scenario_text(profile), profile["protocol"], profile["frame_size"])
             if key in chosen and chosen[key][0]["run_id"] == document["run_id"]:
                 continue  # a run of several flow counts: its first count's, as the bounds the speedups compare
             chosen[key] = [dict(point, run_id=document["run_id"], reference_goal=latency.get("reference_goal"),
@@ -148,7 +148,7 @@ def soaks_of(documents):
             continue
         for repeats in searches_by_profile(document):
             soak, profile = repeats[0].get("soak"), repeats[0]["profile"]
-            key = (document["datapath"], profile["scenario"], profile["protocol"], profile["frame_size"])
+            key = (document["datapath"], units.scenario_text(profile), profile["protocol"], profile["frame_size"])
             if soak and not (key in chosen and chosen[key][0] == document["run_id"]):
                 chosen[key] = (document["run_id"], soak)
     return soak_rows_of(chosen)

@@ -22,6 +22,7 @@ import yaml
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
+from ansible_collections.offload.testbed.plugins.doc_fragments import bench as bench_doc
 from ansible_collections.offload.testbed.plugins.modules import trex_bench as trex_bench_doc
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import spec
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.goals import DEFAULT_GOALS
@@ -38,7 +39,7 @@ FORMER_KEYS = {
 }
 NEW_KEYS = {"repeat", "reconnects", "reconnect_delay", "line_rate_gbps", "generator", "testpmd",
             "dut_tc_devices", "dut_queue_devices", "dut_conntrack", "dut_all_flows",
-            "soak_duration", "soak_interval", "soak_goal"}
+            "soak_duration", "soak_interval", "soak_goal", "encapsulation", "profile", "tunables"}
 
 
 def validate(task_args):
@@ -329,7 +330,10 @@ def doc_differences(documented, argument_spec, where=""):
 
 
 def documented_options():
-    return yaml.safe_load(trex_bench_doc.DOCUMENTATION)["options"]
+    """The module's options and those of the doc fragment it extends with (``offload.testbed.bench.traffic``)."""
+    options = yaml.safe_load(trex_bench_doc.DOCUMENTATION)["options"]
+    options.update(yaml.safe_load(bench_doc.ModuleDocFragment.TRAFFIC)["options"])
+    return options
 
 
 def test_documentation_agrees_with_the_argument_spec():

@@ -209,21 +209,30 @@ def generator(client_kind, **args):
     return trex.TRexGenerator(None, base)
 
 
+def current_client():
+    """A client whose port objects are its children: their calls are in its ``method_calls``, in order."""
+    client = mock.Mock()
+    client.ports = {0: client.port0, 1: client.port1}
+    return client
+
+
 def test_the_current_client_sets_l3_in_service_mode():
-    """Its set_l3_mode refuses a port outside service mode; it resolves the gateway itself."""
+    """Its set_l3_mode refuses a port outside service mode. Every port gets its address before any resolves (a port whose
+    gateway is the other port is answered only once that port has its address), then the client resolves them together."""
     bench = generator("trex")
-    bench.client = mock.Mock()
+    bench.client = current_client()
     bench.set_l3()
     assert bench.client.method_calls == [
         mock.call.set_service_mode(ports=[0, 1], enabled=True),
-        mock.call.set_l3_mode(0, "10.0.0.1", "10.0.0.2"), mock.call.set_l3_mode(1, "10.1.0.1", "10.1.0.2"),
+        mock.call.port0.set_l3_mode("10.0.0.1", "10.0.0.2"), mock.call.port1.set_l3_mode("10.1.0.1", "10.1.0.2"),
+        mock.call.resolve(ports=[0, 1]),
         mock.call.set_service_mode(ports=[0, 1], enabled=False)]
 
 
 def test_service_mode_is_left_when_a_gateway_does_not_resolve():
     bench = generator("trex")
-    bench.client = mock.Mock()
-    bench.client.set_l3_mode.side_effect = RuntimeError("Port 0 - *** could not resolve 10.0.0.2")
+    bench.client = current_client()
+    bench.client.resolve.side_effect = RuntimeError("Port 0 - *** could not resolve 10.0.0.2")
     with pytest.raises(RuntimeError):
         bench.set_l3()
     assert bench.client.method_calls[-1] == mock.call.set_service_mode(ports=[0, 1], enabled=False)
