@@ -253,6 +253,10 @@ class PortWorker:
                     continue
                 except OSError:
                     break
+                if stop is not None and stop.is_set():
+                    # the frame a stopped capture's reader was waiting for is the next capture's: that capture's own
+                    # reader copies it (handled here too, it was in the next capture twice)
+                    break
                 if addr[2] == fastio.PACKET_OUTGOING:
                     continue
                 handler(data)

@@ -69,3 +69,28 @@ def test_the_resolver_sleeps_until_a_gateway_needs_resolving(monkeypatch):
     port.quit.set()
     port.resolve.set()
     thread.join(5)
+
+
+class _WaitingSocket:
+    """A socket whose ``recvfrom`` blocks until a frame comes; the frame arrives after the capture was stopped."""
+
+    def __init__(self, stop):
+        self.stop, self.closed = stop, False
+
+    def recvfrom(self, _size):
+        self.stop.set()
+        return b"\x00" * 60, ("lo", 0x0003, 0, 1, b"")
+
+    def close(self):
+        self.closed = True
+
+
+def test_a_stopped_capture_s_reader_does_not_copy_the_frame_it_was_waiting_for():
+    """A capture stopped while its reader waits in recvfrom: the frame that then arrives belongs to whatever capture runs
+    next (whose own reader copies it), so the stopped reader drops it and ends; handled, it was in the next capture twice."""
+    port = portworker.PortWorker("null0", 16)
+    stop = threading.Event()
+    sock = _WaitingSocket(stop)
+    copied = []
+    port.rx_loop(0x0003, copied.append, stop, sock)
+    assert copied == [] and sock.closed
