@@ -253,7 +253,7 @@ def test_trex_bench_imix_sends_trex_s_mix_through_ovs(softgen, tmp_path):  # pyl
         len(search["trials"]), search["result"]["goals"]["ndr"]["lower_bound"], packets, octets / float(packets)))
 
 
-def tunnelled_frames(pcap):
+def captured_frames(pcap):
     """The frames of a capture, dissected by scapy."""
     from scapy.utils import rdpcap  # pylint: disable=import-outside-toplevel
     return list(rdpcap(str(pcap)))
@@ -307,7 +307,7 @@ def test_trex_bench_tunnelled_flows_reach_the_wire_with_right_checksums(softgen,
     assert search["status"] == "complete" and search["profile"]["encapsulation"]["type"] == encapsulation["type"]
     assert search["result"]["goals"]["ndr"]["lower_bound"] > 0.0
     assert search["latency"]["points"][0]["latency_received"] > 0
-    frames = tunnelled_frames(pcap)
+    frames = captured_frames(pcap)
     offered = search["warmup"]["offered"] + sum(trial["offered"] for trial in search["trials"])
     assert len(frames) >= offered, (len(frames), offered)
     outer_sources, inner_sources, bad = set(), set(), 0
@@ -344,7 +344,7 @@ def test_trex_bench_searches_a_user_s_trex_profile_with_its_tunables(softgen, tm
     assert (record["file"], record["tunables"], record["streams"], record["pps"]) == ("imix.py", {"pps": 140, "flows": 40}, 3, 240.0)
     assert search["status"] == "complete" and search["profile"]["frame_size"] == 362 and len(document["searches"]) == 1
     assert search["result"]["goals"]["ndr"]["lower_bound"] > 0.0 and search["latency"]["points"][0]["latency_received"] > 0
-    frames = [bytes(frame) for frame in tunnelled_frames(pcap) if bytes(frame)[-LATENCY_TRAILER] != LATENCY_MAGIC]
+    frames = [bytes(frame) for frame in captured_frames(pcap) if bytes(frame)[-LATENCY_TRAILER] != LATENCY_MAGIC]
     offered = search["warmup"]["offered"] + sum(trial["offered"] for trial in search["trials"])
     sizes = {}
     for frame in frames:

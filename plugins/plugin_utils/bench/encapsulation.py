@@ -80,8 +80,9 @@ def _check_values(encap, args, errors):
         if args["vlan"] is None:
             errors.append("vlan: qinq needs the C-tag: set vlan (802.1Q, inside the S-tag), e.g. 200")
     errors.extend(problem for problem in problems if problem)
+    defaults = options()
     ignored = sorted(key for key in ("vni", "udp_port", "label", "s_vlan") if key not in fields and encap[key] is not None
-                     and encap[key] != options()[key].get("default"))
+                     and encap[key] != defaults[key].get("default"))
     if ignored:
         errors.append("encapsulation: %s %s not used by %s; drop %s" % (", ".join(ignored), "is" if len(ignored) == 1 else "are", name,
                                                                         "it" if len(ignored) == 1 else "them"))

@@ -61,7 +61,7 @@ def _problem(index, fields, frame_bytes, args):
 
 
 def load(api, args):
-    """The profile's streams as ``build_streams`` data (``{"port", "trex", "share", "frame_bytes"}``), every problem at once."""
+    """The profile's streams as ``build_streams`` data (``{"port", "trex", "packet", "pps", "share", "frame_bytes"}``), every problem at once."""
     try:
         profile = api.STLProfile.load_py(args["profile"], direction=0, port_id=args["ports"][0], **dict(args["tunables"] or {}))
         streams = profile.get_streams() if profile is not None else []
@@ -73,13 +73,14 @@ def load(api, args):
     found, problems = [], []
     for index, stream in enumerate(streams):
         fields = stream.to_json()
-        frame_bytes = len(base64.b64decode(fields["packet"]["binary"])) + FCS
+        packet = base64.b64decode(fields["packet"]["binary"])
+        frame_bytes = len(packet) + FCS
         problem = _problem(index, fields, frame_bytes, args)
         if problem:
             problems.append("profile: %s: %s" % (os.path.basename(args["profile"]), problem))
             continue
         pps = stream_pps(fields["mode"]["rate"], frame_bytes, args["line_rate_gbps"])
-        found.append({"port": args["ports"][0], "trex": stream, "pps": pps, "frame_bytes": frame_bytes})
+        found.append({"port": args["ports"][0], "trex": stream, "packet": packet, "pps": pps, "frame_bytes": frame_bytes})
     if problems:
         raise BenchError("; ".join(problems))
     total = sum(stream["pps"] for stream in found)
@@ -104,7 +105,7 @@ def attach(api, args):
 
 def latency_frame(args):
     """The latency stream's frame of a profile run: the first stream's packet (without FCS)."""
-    return base64.b64decode(args["profile_streams"][0]["trex"].to_json()["packet"]["binary"])
+    return args["profile_streams"][0]["packet"]
 
 
 def at_rate(stream, pps):
