@@ -21,7 +21,8 @@ def parse_port(spec):
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(prog="softgen", description="Software packet generator speaking the TRex stateless protocol")
+    parser = argparse.ArgumentParser(prog="softgen", description=(
+        "Software packet generator speaking the TRex stateless protocol (and the advanced stateful one with --astf)"))
     parser.add_argument("--rpc-port", type=int, default=4501)
     parser.add_argument("--pub-port", type=int, default=4500)
     parser.add_argument("--bind", default="127.0.0.1")
@@ -37,6 +38,12 @@ def build_parser():
     parser.add_argument("--cpus", type=parse_cpus, default=None,
                         help="CPUs (a list such as 0 or 0,2-3) of the server and its port workers, as taskset would pin "
                              "them: off the datapath's polling cores when generator and DUT share a machine")
+    parser.add_argument("--astf", action="store_true",
+                        help="TRex's advanced stateful mode (t-rex-64 --astf): ASTF profiles carried out with the kernel's "
+                             "sockets in each port's namespace, for TRex's ASTF client")
+    parser.add_argument("--astf-side", choices=("client", "server"), default=None,
+                        help="with --astf, every port is a client (or a server) port; by default, as TRex, even ports are "
+                             "clients and odd ports servers")
     parser.add_argument("--log-file", default=None)
     parser.add_argument("--verbose", action="store_true")
     return parser
@@ -88,7 +95,7 @@ def main(argv=None):
     if args.priority == "realtime":
         logging.getLogger("softgen").info("softgen priority: %s", raise_priority(logging.getLogger("softgen")))
     server = SoftGenServer(args.ports, rpc_port=args.rpc_port, pub_port=args.pub_port, bind=args.bind, ring_cap=args.ring_cap,
-                           tx_mode=args.tx_mode)
+                           tx_mode=args.tx_mode, astf=args.astf, astf_side=args.astf_side)
 
     def _stop(_signum, _frame):
         server.shutdown()
@@ -106,6 +113,8 @@ def main(argv=None):
         logging.getLogger("softgen").error("%s", exc)
         for port in server.ports:
             port.stop_worker()
+        for side in server.astf_sides:
+            side.stop_worker()
         return 1
     server.serve_forever()
     return 0

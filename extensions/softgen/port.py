@@ -4,18 +4,12 @@ The state behind the port methods of TRex's RPC server (``get_port_status``,
 ``get_port_stats``, flow stats per pg_id); frames are produced by one
 :mod:`softgen.portworker` process per port, driven over its stdin/stdout.
 """
-import json
-import logging
-import os
-import subprocess
-import sys
 import threading
 import time
 
 from softgen.latency import RateMeter
-from softgen.protocol import RpcError, exec_err
-
-LOG = logging.getLogger("softgen")
+from softgen.protocol import RpcError
+from softgen.workerproc import WorkerProcess
 
 COUNTERS = ("opackets", "obytes", "oerrors", "ipackets", "ibytes", "ierrors")
 RATE_WINDOW = 1.0
@@ -26,10 +20,11 @@ RX_CAPS = ("flow_stats", "latency", "rx_bytes")
 RX_COUNTERS = 0x10000
 
 
-class Port:
+class Port(WorkerProcess):
     """Server-side state of one TRex port and the handle of its worker process."""
 
     def __init__(self, index, name, netns, iface):
+        super().__init__()
         self.index = index
         self.name = name
         self.netns = netns
@@ -58,8 +53,6 @@ class Port:
         self.duration = -1.0
         self.run_id = 0
         self.refreshed = None
-        self.ack_cond = threading.Condition()
-        self.ack_sent = self.ack_done = 0
         self.base_pps = 0.0
         self.counters = dict.fromkeys(COUNTERS, 0)
         self.offsets = dict.fromkeys(COUNTERS, 0)
@@ -72,65 +65,13 @@ class Port:
         self.pg_rx = {}
         self.pg_rates = {}
         self.pg_last_max = {}
-        self.proc = None
         self.hello = threading.Event()
         self.last_error = None
 
     # -------------------------------------------------------------- worker
     def spawn(self, ring_cap, on_event, tx_mode="ring"):
-        pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        env = dict(os.environ)
-        env["PYTHONPATH"] = pkg_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        cmd = [sys.executable, "-m", "softgen.portworker", "--netns", self.netns or "-", "--iface", self.iface,
-               "--ring-cap", str(ring_cap), "--tx-mode", tx_mode]
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True, bufsize=1)  # pylint: disable=consider-using-with
-        threading.Thread(target=self._read_loop, args=(on_event,), daemon=True, name="port%d-reader" % self.index).start()
-
-    def _read_loop(self, on_event):
-        for line in self.proc.stdout:
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            on_event(self, event)
-        on_event(self, {"ev": "exit", "rc": self.proc.wait()})
-
-    def send(self, **cmd):
-        if self.proc is None or self.proc.poll() is not None:
-            raise exec_err("port {0}: worker process is not running".format(self.index))
-        try:
-            self.proc.stdin.write(json.dumps(cmd) + "\n")
-            self.proc.stdin.flush()
-        except (BrokenPipeError, ValueError) as exc:
-            raise exec_err("port {0}: worker process is gone".format(self.index)) from exc
-
-    def call(self, timeout=2.0, **cmd):
-        """Send ``cmd`` and return once the worker carried it out and reported its counters (TRex's DP barrier)."""
-        with self.ack_cond:
-            self.ack_sent += 1
-            ack = self.ack_sent
-        self.send(ack=ack, **cmd)
-        with self.ack_cond:
-            if not self.ack_cond.wait_for(lambda: self.ack_done >= ack, timeout):
-                LOG.warning("port %d: the worker did not confirm '%s' within %.1f s", self.index, cmd.get("cmd"), timeout)
-
-    def acked(self, ack):
-        with self.ack_cond:
-            self.ack_done = max(self.ack_done, ack)
-            self.ack_cond.notify_all()
-
-    def stop_worker(self):
-        if self.proc is None:
-            return
-        try:
-            self.send(cmd="quit")
-        except RpcError:
-            pass
-        try:
-            self.proc.wait(timeout=3)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        self.start_process("softgen.portworker", ["--netns", self.netns or "-", "--iface", self.iface, "--ring-cap", str(ring_cap),
+                                                  "--tx-mode", tx_mode], lambda event: on_event(self, event), "port%d-reader" % self.index)
 
     # -------------------------------------------------------------- stats
     def update_counters(self, event):

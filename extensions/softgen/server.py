@@ -30,6 +30,8 @@ from softgen.port import Port
 from softgen.protocol import (DEFAULT_PROFILE, ERR_EXECUTE, ERR_INTERNAL, ERR_INVALID_PARAMS, ERR_INVALID_REQ, ERR_METHOD_NOT_FOUND,
                               ERR_PARSE, EV_PORT_ATTR_CHG, EV_PORT_JOB_DONE, EV_SERVER_STOPPED, PROFILE_EVENTS,
                               RpcError, _param, _token, exec_err, parse_err)
+from softgen.rpc_astf import AstfMixin
+from softgen.rpc_astf_traffic import AstfTrafficMixin
 from softgen.rpc_ports import PortsMixin
 from softgen.rpc_service import ServiceMixin
 from softgen.rpc_stats import StatsMixin
@@ -43,14 +45,18 @@ __all__ = ["ERR_EXECUTE", "ERR_INVALID_PARAMS", "ERR_INVALID_REQ", "ERR_METHOD_N
 LOG = logging.getLogger("softgen")
 
 VERSION = "v2.89-softgen"
-API_VERSIONS = {"STL": (5, 1), "core": (4, 1), "ASTF": (2, 0)}
+API_VERSIONS = {"STL": (5, 1), "core": (4, 1), "ASTF": (2, 3)}
 ZIP_MAGIC = 0xABE85CEA
 
 
-class SoftGenServer(PortsMixin, StreamsMixin, TrafficMixin, StatsMixin, ServiceMixin):
-    """The RPC server, the publisher and the ports; the methods of each TRex API area come from its mixin (``softgen.rpc_*``)."""
+class SoftGenServer(PortsMixin, StreamsMixin, TrafficMixin, StatsMixin, ServiceMixin, AstfMixin, AstfTrafficMixin):
+    """The RPC server, the publisher and the ports; the methods of each TRex API area come from its mixin (``softgen.rpc_*``).
 
-    def __init__(self, ports, rpc_port=4501, pub_port=4500, bind="127.0.0.1", ring_cap=DEFAULT_RING_CAP, tx_mode="ring"):
+    ``astf``: the server runs TRex's advanced stateful mode (``t-rex-64 --astf``) instead of the stateless one;
+    ``astf_side``: ``client`` or ``server`` makes every port that side (TRex: even ports clients, odd servers)."""
+
+    def __init__(self, ports, rpc_port=4501, pub_port=4500, bind="127.0.0.1", ring_cap=DEFAULT_RING_CAP, tx_mode="ring",
+                 astf=False, astf_side=None):
         self.ports = [Port(i, name, netns, iface) for i, (name, netns, iface) in enumerate(ports)]
         # pg_id -> {"latency": bool, "ver": ver_id, "streams": {(port, stream id), ...}}
         self.pgids = {}
@@ -84,6 +90,10 @@ class SoftGenServer(PortsMixin, StreamsMixin, TrafficMixin, StatsMixin, ServiceM
         self.owned = {"add_stream", "remove_stream", "remove_all_streams", "start_traffic", "stop_traffic", "pause_traffic",
                       "resume_traffic", "update_traffic", "set_l2", "set_l3", "set_vlan", "set_port_attr", "service",
                       "set_rx_feature", "remove_rx_filters", "release", "conf_ipv6", "validate"}
+        self.mode = "ASTF" if astf else "STL"
+        self.astf_sides = []
+        if astf:
+            self.astf_setup(astf_side)
 
     # ================================================================ lifecycle
     def start_ports(self, timeout=10.0):
@@ -93,6 +103,8 @@ class SoftGenServer(PortsMixin, StreamsMixin, TrafficMixin, StatsMixin, ServiceM
         for port in self.ports:
             if not port.hello.wait(max(0.1, deadline - time.time())):
                 raise RuntimeError("port {0} ({1}:{2}) did not start: {3}".format(port.index, port.netns, port.iface, port.last_error))
+        if self.astf_sides:
+            self.astf_start_workers(timeout)
         # TRex's default loopback config: port i sends to port i^1
         for port in self.ports:
             peer = port.index ^ 1
@@ -137,6 +149,8 @@ class SoftGenServer(PortsMixin, StreamsMixin, TrafficMixin, StatsMixin, ServiceM
             self.state_events.put((None, None))
             for port in self.ports:
                 port.stop_worker()
+            for side in self.astf_sides:
+                side.stop_worker()
             self.ctx.term()
 
     def shutdown(self):
@@ -239,7 +253,11 @@ class SoftGenServer(PortsMixin, StreamsMixin, TrafficMixin, StatsMixin, ServiceM
 
     def on_state_event(self, port, event):
         kind = event["ev"]
-        if kind == "done":
+        if kind in ("astf_done", "astf_timer"):
+            self.astf_on_done(port, event)
+        elif kind == "astf_cleared":
+            self.astf_cleared(event["profile_id"])
+        elif kind == "done":
             if event.get("run") == port.run_id and port.state in ("TX", "PAUSE"):
                 port.state = "STREAMS" if port.streams else "IDLE"
                 self.port_event(EV_PORT_JOB_DONE, port)
@@ -357,6 +375,9 @@ class SoftGenServer(PortsMixin, StreamsMixin, TrafficMixin, StatsMixin, ServiceM
         _param(params, "minor", "int")
         if name not in API_VERSIONS:
             raise exec_err("unknown API class '{0}'".format(name))
+        if (name == "ASTF") != (self.mode == "ASTF"):
+            raise exec_err("RPC configuration mismatch - server RPC configuration: '{0}', client RPC configuration: '{1}'".format(
+                self.mode, name))
         if major != API_VERSIONS[name][0]:
             raise exec_err("{0} API mismatch: server version is {1}.{2}, client major is {3}".format(
                 name, API_VERSIONS[name][0], API_VERSIONS[name][1], major))
@@ -365,7 +386,7 @@ class SoftGenServer(PortsMixin, StreamsMixin, TrafficMixin, StatsMixin, ServiceM
 
     def rpc_get_version(self, _params):
         return {"version": VERSION, "build_date": time.strftime("%b %d %Y"), "build_time": "00:00:00",
-                "built_by": "softgen", "mode": "STL"}
+                "built_by": "softgen", "mode": self.mode}
 
     def rpc_ping(self, _params):
         return {"ts": time.time()}

@@ -19,6 +19,7 @@ from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import spec, trex_profile
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.astf import ASTFGenerator
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, GeneratorLost
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import fingerprint
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.results import ResumeError, SchemaError, Store
@@ -92,6 +93,8 @@ class ActionModule(ActionBase):
             output.start()
             if args["generator"] == "testpmd":
                 generator = TestpmdGenerator(args, log=display.vvv)
+            elif args["stateful"]:
+                generator = ASTFGenerator(load_client("trex", args["client_path"], stateful=True), args)
             else:
                 api = load_client(args["client"], args["client_path"])
                 if args["profile"]:

@@ -96,4 +96,30 @@ options:
         keywords of C(get_streams).
     type: dict
     default: {}
+  stateful:
+    description:
+      - A stateful search, with TRex's ASTF client (O(client=trex)) against TRex servers in ASTF mode (C(t-rex-64 --astf), or
+        softgen with C(--astf)), whose loads are connections per second (CPS), not frames. Each connection sends a request
+        of O(stateful.request_size) bytes and waits for the whole answer of O(stateful.response_size) bytes (TCP, TRex's
+        C(http_simple) shape, for O(protocol=tcp); a UDP query and its answer for O(protocol=udp)).
+      - The clients' addresses are O(src_base) over O(flows) (one number); the servers the scenario's destination at
+        O(dst_port) (O(dst_base) over O(destinations), the O(nat_address) or the O(lb_vip)). O(server) runs the client
+        side; O(rx_server), when set, the server side (the backends behind the DUT), started once and answering until the
+        run ends; without it one server runs both (TRex's even ports clients, odd ports servers).
+      - A connection counts as received when it ended without an error (C(tcps_closed) minus C(tcps_drops) and
+        C(tcps_conndrops); C(udps_closed) minus C(udps_keepdrops)). Each trial records both sides' counters
+        (C(connections)), the most connections open at once (C(concurrent_max)) and the first byte's latency
+        (C(first_byte_us)); the results' frame size is C(connections) and the report's rates are in cps.
+      - O(frame_sizes) does not apply; latency streams and soak do not run. Not with O(encapsulation), O(profile) or
+        O(direction=bidir).
+    type: dict
+    suboptions:
+      request_size:
+        description: Bytes of each connection's request (an HTTP GET padded by a header), 40 or more.
+        type: int
+        default: 100
+      response_size:
+        description: Bytes of the answer (an HTTP 200 padded by a header), 48 or more.
+        type: int
+        default: 1000
 """

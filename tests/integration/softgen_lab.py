@@ -83,10 +83,11 @@ def veth_pair(prefix):
 
 class SoftgenProcess:
     """softgen on the two ports of a two_port_bridge or veth_pair; ``kill`` and ``start`` again keep its RPC and
-    publisher ports. ``cpus`` (``taskset`` list) pins it and its port workers."""
+    publisher ports. ``cpus`` (``taskset`` list) pins it and its port workers; ``extra``: more arguments (``--astf``)."""
 
-    def __init__(self, prefix, log, cpus=None):
+    def __init__(self, prefix, log, cpus=None, extra=()):
         self.prefix = prefix
+        self.extra = list(extra)
         self.log = log
         self.cpus = cpus
         self.rpc, self.pub = free_ports(2)
@@ -99,7 +100,7 @@ class SoftgenProcess:
         log = self.log.with_name("%s.%d" % (self.log.name, self.starts)) if self.starts > 1 else self.log
         pin = ["taskset", "-c", self.cpus] if self.cpus else []
         command = [sys.executable, "-m", "softgen", "--rpc-port", str(self.rpc), "--pub-port", str(self.pub), "--bind", "127.0.0.1",
-                   "--port", "p0:%s:%s-a0" % (ns["a"], self.prefix), "--port", "p1:%s:%s-b0" % (ns["b"], self.prefix), "--log-file", str(log)]
+                   "--port", "p0:%s:%s-a0" % (ns["a"], self.prefix), "--port", "p1:%s:%s-b0" % (ns["b"], self.prefix), "--log-file", str(log)] + self.extra
         self.proc = subprocess.Popen(pin + command, cwd=SOFTGEN_DIR)  # pylint: disable=consider-using-with
         deadline = time.time() + 15
         while time.time() < deadline and "softgen RPC on" not in (log.read_text() if log.exists() else ""):
@@ -123,9 +124,10 @@ class SoftgenProcess:
 
 
 @contextlib.contextmanager
-def running_softgen(prefix, log, process=False, cpus=None):
-    """softgen running; yields its RPC and publisher ports, or with ``process`` the :class:`SoftgenProcess`."""
-    softgen = SoftgenProcess(prefix, log, cpus)
+def running_softgen(prefix, log, process=False, cpus=None, extra=()):
+    """softgen running (``extra``: more of its arguments); yields its RPC and publisher ports, or with ``process`` the
+    :class:`SoftgenProcess`."""
+    softgen = SoftgenProcess(prefix, log, cpus, extra)
     softgen.start()
     try:
         yield softgen if process else (softgen.rpc, softgen.pub)

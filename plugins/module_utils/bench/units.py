@@ -20,23 +20,27 @@ WIRE_OVERHEAD = 20
 # 1518 B with their FCS, sent at 28:16:4. A frame size is a number of bytes, or this name.
 IMIX = "imix"
 IMIX_FRAMES = ((64, 28), (594, 16), (1518, 4))
+# The "frame size" of a stateful search (trex_bench's stateful): its loads are connections per second, not frames.
+CONNECTIONS = "connections"
 
 
 def mean_frame_bytes(frame_size):
     """The bytes of an average frame (FCS included): ``frame_size`` itself, IMIX's weighted mean (361.8 B)."""
     if frame_size == IMIX:
         return sum(size * weight for size, weight in IMIX_FRAMES) / float(sum(weight for _size, weight in IMIX_FRAMES))
+    if frame_size == CONNECTIONS:
+        return None
     return frame_size
 
 
 def size_text(frame_size):
-    """``64 B``, ``imix``: a frame size as the report names it."""
-    return IMIX if frame_size == IMIX else "%d B" % frame_size
+    """``64 B``, ``imix``, ``connections``: a frame size as the report names it."""
+    return frame_size if frame_size in (IMIX, CONNECTIONS) else "%d B" % frame_size
 
 
 def size_order(frame_size):
-    """A sort key that puts IMIX among the sizes at its mean frame (after 100 B, before 1518 B)."""
-    return mean_frame_bytes(frame_size)
+    """A sort key that puts IMIX among the sizes at its mean frame (after 100 B, before 1518 B), connections after them."""
+    return 1e9 if frame_size == CONNECTIONS else mean_frame_bytes(frame_size)
 
 
 def sized_key(key, at):
@@ -46,21 +50,21 @@ def sized_key(key, at):
 
 def gbps_l1(pps, frame_size):
     """Gb/s on the wire (layer 1: frame, preamble and inter-frame gap) of ``pps`` frames/s of ``frame_size`` bytes."""
-    if pps is None:
+    if pps is None or frame_size == CONNECTIONS:
         return None
     return pps * (mean_frame_bytes(frame_size) + WIRE_OVERHEAD) * 8 / 1e9
 
 
 def gbps_l2(pps, frame_size):
     """Gb/s of the frames alone (layer 2, FCS included)."""
-    if pps is None:
+    if pps is None or frame_size == CONNECTIONS:
         return None
     return pps * mean_frame_bytes(frame_size) * 8 / 1e9
 
 
 def line_rate_pps(line_rate_gbps, frame_size):
     """Frames/s of a port of ``line_rate_gbps`` at ``frame_size`` (None when the line rate is not known)."""
-    if not line_rate_gbps:
+    if not line_rate_gbps or frame_size == CONNECTIONS:
         return None
     return line_rate_gbps * 1e9 / ((mean_frame_bytes(frame_size) + WIRE_OVERHEAD) * 8)
 
@@ -82,6 +86,17 @@ def pps_text(value):
     if value >= 1e3:
         return "%.1f kpps" % (value / 1e3)
     return "%.0f pps" % value
+
+
+def rate_unit(frame_size):
+    """``pps``, or ``cps`` (connections per second) for a stateful search."""
+    return "cps" if frame_size == CONNECTIONS else "pps"
+
+
+def rate_text(value, frame_size):
+    """:func:`pps_text`, or for a stateful search (``connections``) ``1.2 kcps``: connections per second."""
+    text = pps_text(value)
+    return text[:-3] + "cps" if frame_size == CONNECTIONS and text.endswith("pps") else text
 
 
 def gbps_text(value):

@@ -225,14 +225,17 @@ def _instance_errors(where, instance, mode, isolated, seen):
         errors.append("%s.ports: declare at least one port" % where)
         ports = []
     for pindex, port in enumerate(ports):
-        errors.extend(_port_entry_errors("%s.ports[%d]" % (where, pindex), port, mode, seen["ports"]))
+        errors.extend(_port_entry_errors("%s.ports[%d]" % (where, pindex), port, mode, seen["ports"], "--astf" in (instance.get("extra_args") or [])))
     if mode == "trex":
         errors.extend(_thread_errors(where, instance, isolated, seen["cpus"]))
     return errors
 
 
-def _port_entry_errors(where, port, mode, ports_seen):
-    """One entry of an instance's ports: its values, and whether another entry has the same port already."""
+def _port_entry_errors(where, port, mode, ports_seen, astf=False):
+    """One entry of an instance's ports: its values, and whether another entry has the same port already.
+
+    A softgen port may be in one stateless instance and one ASTF instance (``--astf``): the ASTF one opens the
+    namespace's own sockets beside it, where TRex would need a NIC of its own."""
     if not isinstance(port, dict):
         return ["%s: must be a dict" % where]
     errors = _port_errors(where, port, mode)
@@ -241,6 +244,7 @@ def _port_entry_errors(where, port, mode, ports_seen):
     else:
         key = "%s/%s" % (port.get("netns") or "", port.get("iface") or "")
     if key and key != "/":
+        key = "ASTF " + key if astf else key
         if key in ports_seen:
             errors.append("%s: port %s is already %s; one port belongs to one instance" % (where, key, ports_seen[key]))
         else:

@@ -64,9 +64,12 @@ def build_frame(frame_size, protocol, src_ip, dst_ip, src_port, dst_port, vlan=N
 def build_latency_frame(args, frame_size):
     """The frame of the latency stream: the first flow of the forward stream,
     grown where needed so that the TRex flow-stats trailer fits after the L4
-    header (a 64-byte TCP frame has 6 bytes of payload); with a user's profile, its first stream's packet."""
+    header (a 64-byte TCP frame has 6 bytes of payload); with a user's profile, its first stream's packet; None for a
+    stateful search (its generator measures each connection's first byte instead, and refuses latency trials)."""
     if args.get("profile_streams"):
         return trex_profile.latency_frame(args)
+    if args.get("stateful"):
+        return None
     encap = args.get("encapsulation")
     end = headers.layout(args["protocol"], args["vlan"], encap)["end"]
     # IMIX's latency frames are of its smallest size
@@ -148,6 +151,9 @@ def build_streams(args, frame_size, flows=None):
     """
     if args.get("profile_streams"):
         return args["profile_streams"]
+    if args.get("stateful"):
+        # the connections are the ASTF profile's (stateful.build_profile)
+        return []
     directions = _directions(args, flows)
     sizes = units.IMIX_FRAMES if frame_size == units.IMIX else ((frame_size, 1),)
     total = float(sum(weight for _size, weight in sizes))
@@ -188,6 +194,8 @@ def profile(args, frame_size, flows=None):
         found["encapsulation"] = dict(args["encapsulation"])
     if args.get("profile_record"):
         found["trex_profile"] = dict(args["profile_record"])
+    if args.get("stateful"):
+        found["stateful"] = dict(args["stateful"])
     return found
 
 

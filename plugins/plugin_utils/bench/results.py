@@ -308,7 +308,7 @@ class Replay:
         return self.measure(load, duration)
 
 
-def progress_line(index, trial, spent, estimate_left):
+def progress_line(index, trial, spent, estimate_left, unit="pps"):
     """One line per trial: load, loss, elapsed and estimated remaining time."""
     flags = []
     if trial.get("generator_limited"):
@@ -323,6 +323,6 @@ def progress_line(index, trial, spent, estimate_left):
         flags.append("%d frames more received than sent" % trial["excess"])
     if trial.get("starved"):
         flags.append("DUT starved: " + "; ".join(trial["starved"]))
-    return "trial %3d  %12.1f pps x %5.2f s  loss %.6f%%  achieved %12.1f pps  elapsed %6.1f s  left ~%6.1f s%s" % (
-        index, trial["load"], trial["duration"], 100.0 * trial["loss_ratio"], trial.get("achieved_load", 0.0),
+    return "trial %3d  %12.1f %s x %5.2f s  loss %.6f%%  achieved %12.1f %s  elapsed %6.1f s  left ~%6.1f s%s" % (
+        index, trial["load"], unit, trial["duration"], 100.0 * trial["loss_ratio"], trial.get("achieved_load", 0.0), unit,
         spent, estimate_left, ("  [" + ", ".join(flags) + "]") if flags else "")

@@ -214,7 +214,8 @@ class BenchRun:
             # a replayed trial comes back from Replay as it was recorded, marked replayed; a measured one is stored
             if trial["index"] >= len(recorded):
                 self.store.add_trial(entry, trial)
-            self.log("trex_bench %s: %s" % (tag, progress_line(trial["index"], trial, time.time() - self.started, self.time_left(entry))))
+            self.log("trex_bench %s: %s" % (tag, progress_line(trial["index"], trial, time.time() - self.started, self.time_left(entry),
+                                                               units.rate_unit(size))))
 
         result = search(Replay(recorded, lambda load, duration: self.measure(entry, load, duration)), self.args["max_load"],
                         goals=self.args["goals"], min_load=self.settings["min_load"], final_duration=self.args["final_duration"],
@@ -222,7 +223,7 @@ class BenchRun:
                         max_trials=self.args["max_trials"], upper_bound_duration=self.args["upper_bound_duration"],
                         confirm_upper=self.args["confirm_upper"])
         final = self.store.finish_search(entry, result, self.args["max_load"])
-        bounds = ["%s %.1f pps%s" % (name, goal["lower_bound"], " (generator-limited)" if goal["generator_limited"] else "")
+        bounds = ["%s %.1f %s%s" % (name, goal["lower_bound"], units.rate_unit(size), " (generator-limited)" if goal["generator_limited"] else "")
                   for name, goal in final["goals"].items()]
         self.log("trex_bench %s: %s" % (tag, ", ".join(bounds)))
         return entry
@@ -239,7 +240,8 @@ class BenchRun:
         reply = self.trial(entry, load, duration)
         self.store.set_warmup(entry, {"load": load, "duration": duration, "offered": reply["offered"], "received": reply["received"],
                                       "time": utc(reply["started"])})
-        self.log("trex_bench %s: warm-up %.1f pps x %.2f s: sent %d received %d" % (tag, load, duration, reply["offered"], reply["received"]))
+        unit = units.rate_unit(self.args["frame_sizes"][0])
+        self.log("trex_bench %s: warm-up %.1f %s x %.2f s: sent %d received %d" % (tag, load, unit, duration, reply["offered"], reply["received"]))
 
     # -- one trial ------------------------------------------------------------
 

@@ -37,7 +37,7 @@ import re
 from ansible_collections.offload.testbed.plugins.module_utils.bench import units
 from ansible_collections.offload.testbed.plugins.module_utils.host import validate
 from ansible_collections.offload.testbed.plugins.module_utils.host.validate import show_converted
-from ansible_collections.offload.testbed.plugins.plugin_utils.bench import encapsulation
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench import encapsulation, stateful
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.goals import DEFAULT_GOALS, GOAL_RANGES, goal_range, goal_value_ok, resolve_preset
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.rfc9971 import PRESETS
 
@@ -131,6 +131,8 @@ def _traffic_options():
         # a user's TRex STL profile and its tunables (plugin_utils/bench/trex_profile.py)
         profile=dict(type="path"),
         tunables=dict(type="dict", default={}),
+        # connections per second instead of frames (plugin_utils/bench/stateful.py)
+        stateful=dict(type="dict", options=stateful.options()),
         direction=dict(type="str", choices=list(DIRECTIONS), default="uni"),
     )
 
@@ -552,7 +554,7 @@ def _check_testpmd(args, errors):
     errors.extend(testpmd_traffic_errors(args))
 
 
-CHECKS = (_check_generator, _check_testpmd, _check_ports, _check_frames, _check_addresses, _check_goals, _check_durations, _check_loads,
+CHECKS = (_check_generator, _check_testpmd, _check_ports, _check_frames, stateful.check, _check_addresses, _check_goals, _check_durations, _check_loads,
           _check_latency, _check_soak, _check_results)
 
 

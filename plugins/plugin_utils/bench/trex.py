@@ -12,8 +12,13 @@ Two client generations speak to a TRex server; ``client`` chooses, :func:`load_c
   PyPI's ``lbr-trex-client`` (TRex's ``interactive`` directory repackaged; ``import
   lbr_trex_client`` puts it on ``sys.path``); with ``client_path``, the ``interactive`` directory
   of a TRex install (the server's own release). Its ``trex`` package puts the scapy (2.4.3,
-  patched), ZeroMQ binding and YAML TRex ships first on ``sys.path``, so the two generations do
-  not import into one Python process (each Ansible task runs in a worker process of its own).
+  patched), ZeroMQ binding and YAML TRex ships first on ``sys.path``, and unloads the packages of
+  those libraries a process had already imported, but not their modules: in one Ansible task
+  whose loop runs the old client first (``trex_stl_lib`` imports PyPI's pyzmq), TRex's own
+  ``zmq.context`` then imported ``_check_ptr`` from the other ``zmq.error`` and failed.
+  :func:`_forget_other_copies` unloads those modules too, so a loop may run the current
+  client's stateful search after the old client's searches (the virtual lab's matrix does);
+  the reverse order is not supported.
 
 The adapter keeps every difference between them here. Both clients signal the process they run
 in, which in a bench is the controller's Ansible worker, whose handlers of SIGINT and SIGTERM end
@@ -99,8 +104,26 @@ def _import_failed(client, name, error, fix):
                       % (client, name, sys.executable, error_text(error), fix))
 
 
-def _import_current(client_path):
-    """``trex.stl.api`` from ``client_path``, or from PyPI's lbr-trex-client when it is unset."""
+# the libraries TRex's client brings its own copies of (its trex/__init__.py's ext_libs)
+TREX_EXT_LIBS = ("texttable", "yaml", "scapy", "zmq", "simpy", "trex_openssl", "dpkt", "repoze")
+
+
+def _forget_other_copies(client_path):
+    """Unload every module of the libraries TRex's client brings (``TREX_EXT_LIBS``) that is not its own copy, before its
+    ``trex`` package loads them (it unloads their packages only, see the module's docstring)."""
+    ext_libs = os.environ.get("TREX_EXT_LIBS") or (os.path.join(client_path, os.pardir, os.pardir, os.pardir, "external_libs") if client_path else "")
+    if "trex" in sys.modules or not ext_libs or not os.path.isdir(ext_libs):
+        # loaded already, or a client whose libraries are not where TRex's are (nothing of theirs to tell apart)
+        return
+    ext_libs = os.path.abspath(ext_libs)
+    for name, loaded in list(sys.modules.items()):
+        if name.split(".")[0] in TREX_EXT_LIBS and not os.path.abspath(getattr(loaded, "__file__", None) or "").startswith(ext_libs):
+            del sys.modules[name]
+
+
+def _import_current(client_path, module="trex.stl.api"):
+    """``module`` (``trex.stl.api``, or ``trex.astf.api`` for stateful traffic) from ``client_path``, or from PyPI's
+    lbr-trex-client when it is unset."""
     if client_path:
         path = _client_path_first(client_path)
         fix = "check that client_path %s is the %s of a TRex release, or unset client_path and 'pip install %s'" % (
@@ -116,18 +139,20 @@ def _import_current(client_path):
         with warnings.catch_warnings():
             # the scapy 2.4.3 it brings warns about the cryptography it finds (TripleDES moved): nothing the bench uses
             warnings.simplefilter("ignore")
-            return importlib.import_module("trex.stl.api")
+            _forget_other_copies(client_path)
+            return importlib.import_module(module)
     except Exception as error:  # pylint: disable=broad-except
-        raise _import_failed("trex", "trex.stl.api", error, fix)
+        raise _import_failed("trex", module, error, fix)
 
 
-def load_client(client, client_path):
-    """The TRex client API module chosen by ``client``/``client_path`` (see the module's docstring).
+def load_client(client, client_path, stateful=False):
+    """The TRex client API module chosen by ``client``/``client_path`` (see the module's docstring); ``stateful``: the
+    current client's ASTF API (the old client has none).
 
     The old client comes with :func:`.trex_compat.install` applied (named offsets under upstream scapy).
     """
     if client == "trex":
-        return _import_current(client_path)
+        return _import_current(client_path, "trex.astf.api" if stateful else "trex.stl.api")
     try:
         api = importlib.import_module("trex_stl_lib.api")
     except Exception as error:  # pylint: disable=broad-except
@@ -135,6 +160,15 @@ def load_client(client, client_path):
                              "or set client: trex for TRex v3.x's client ('pip install %s')" % CURRENT_CLIENT_PIP)
     trex_compat.install()
     return api
+
+
+def server_version(client):
+    """The version, mode and build date a connected TRex client's server reports (None when it does not say)."""
+    try:
+        version = client.get_server_version()
+        return {key: version.get(key) for key in ("version", "mode", "build_date") if key in version}
+    except Exception:  # pylint: disable=broad-except
+        return None
 
 
 def port_shares(streams):
@@ -392,11 +426,7 @@ class TRexGenerator(Generator):
     def info(self):
         info = {"server": self.args["server"], "sync_port": self.args["sync_port"], "client": self.args["client"], "ports": list(self.args["ports"]),
                 "rx_server": self.args["rx_server"]}
-        try:
-            version = self.client.get_server_version()
-            info["version"] = {key: version.get(key) for key in ("version", "mode", "build_date") if key in version}
-        except Exception:  # pylint: disable=broad-except
-            info["version"] = None
+        info["version"] = server_version(self.client)
         return info
 
     def load(self, streams):

@@ -82,12 +82,13 @@ class Rpc:
 
 
 @contextlib.contextmanager
-def running_server():
-    """``python -m softgen`` with two null ports, on free ports: its rpc and pub ports, a ZeroMQ context and the process."""
+def running_server(extra=()):
+    """``python -m softgen`` with two null ports (``extra``: more arguments, ``--astf``), on free ports: its rpc and pub ports,
+    a ZeroMQ context and the process."""
     rpc_port, pub = free_ports(2)
     proc = subprocess.Popen(  # pylint: disable=consider-using-with
         [sys.executable, "-m", "softgen", "--rpc-port", str(rpc_port), "--pub-port", str(pub),
-         "--port", "p0:-:null0", "--port", "p1:-:null1"], cwd=SOFTGEN_DIR, stderr=subprocess.DEVNULL)
+         "--port", "p0:-:null0", "--port", "p1:-:null1"] + list(extra), cwd=SOFTGEN_DIR, stderr=subprocess.DEVNULL)
     ctx = zmq.Context()
     probe = Rpc(ctx, rpc_port)
     probe.sock.setsockopt(zmq.RCVTIMEO, 10000)

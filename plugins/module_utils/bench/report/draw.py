@@ -44,8 +44,10 @@ REPEAT_COLOURS = ("C0", "C1", "C2", "C9", "C8", "C7", "black")
 
 
 def _rate_axis(axes, divisor, frame_size):
-    """x in Mpps or kpps, and on top the same load as Gbps on the wire (L1) at the frame size."""
+    """x in Mpps or kpps, and on top the same load as Gbps on the wire (L1) at the frame size (none for connections)."""
     axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _position: "%g" % (value / divisor)))
+    if frame_size == units.CONNECTIONS:
+        return
     factor = (units.mean_frame_bytes(frame_size) + units.WIRE_OVERHEAD) * 8 / 1e9
     top = axes.secondary_xaxis("top", functions=(lambda pps: pps * factor, lambda gbps: gbps / factor))
     frames = "%d B frame" % frame_size if frame_size != units.IMIX else "imix frames, %.1f B on average," % units.mean_frame_bytes(frame_size)
@@ -108,7 +110,7 @@ def loss_plot(document, searches):
     axes.set_xlim(*window)
     axes.grid(True, which="major", linewidth=0.4, alpha=0.5)
     _rate_axis(axes, divisor, profile["frame_size"])
-    axes.set_xlabel("offered load, %s" % unit)
+    axes.set_xlabel("offered load, %s" % (unit[:-3] + "cps" if profile["frame_size"] == units.CONNECTIONS else unit))
     axes.set_ylabel("loss, %% (symlog: linear below %g %%)" % threshold)
     axes.set_title("%s: %s %s %s, %s%s" % (document["datapath"], units.scenario_text(profile), profile["protocol"], units.size_text(profile["frame_size"]),
                                            document["run_id"], ", %d repeats" % len(searches) if len(searches) > 1 else ""), fontsize=9, loc="left")

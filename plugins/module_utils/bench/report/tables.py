@@ -286,7 +286,7 @@ def repeated(rows):
 
 def rate_cells(pps, frame_size, line_rate_gbps=None, share=True):
     """``[Mpps or kpps, Gbps on the wire (L1)]`` and, with ``share``, the share of the line rate (``-`` when not known)."""
-    cells = [_pps(pps), units.gbps_text(units.gbps_l1(pps, frame_size))]
+    cells = [units.rate_text(pps, frame_size), units.gbps_text(units.gbps_l1(pps, frame_size))]
     return cells + [units.share_text(units.line_share(pps, frame_size, line_rate_gbps))] if share else cells
 
 

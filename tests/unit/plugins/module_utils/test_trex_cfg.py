@@ -143,6 +143,18 @@ def test_two_instances_on_one_port_are_refused():
     assert len(errors) == 1 and "is already trex_server_instances[0].ports[0]" in errors[0]
 
 
+def test_a_softgen_port_may_be_in_one_stateless_and_one_astf_instance():
+    """The virtual lab's ASTF instances (softgen --astf) share gen0 and the backends with the stateless ones; two ASTF
+    instances on one port are refused as two stateless ones are."""
+    instances = virtual_instances()
+    astf = [instance for instance in instances if "--astf" in instance["extra_args"]]
+    assert [instance["name"] for instance in astf] == ["astf-client", "astf-servers"]
+    assert trex_cfg.validate(instances, "softgen") == []
+    twice = instances + [dict(astf[0], name="astf-again", rpc_port=4541, pub_port=4540)]
+    assert trex_cfg.validate(twice, "softgen") == [
+        "trex_server_instances[4].ports[0]: port ASTF ltb-gen/gen0 is already trex_server_instances[2].ports[0]; one port belongs to one instance"]
+
+
 @pytest.mark.parametrize("key,value,already", [("rpc_port", 4501, "trex_server_instances[0].rpc_port"),
                                                ("rpc_port", 4500, "trex_server_instances[0].pub_port"),
                                                ("pub_port", 4501, "trex_server_instances[0].rpc_port")])

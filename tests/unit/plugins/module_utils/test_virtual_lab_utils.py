@@ -8,6 +8,7 @@ import copy
 import pytest
 
 from ansible_collections.offload.testbed.plugins.module_utils.topology import virtual_lab as vl
+from ansible_collections.offload.testbed.tests.support.documents import replaced
 from ansible_collections.offload.testbed.tests.unit.plugins.module_utils.tool_fixtures import lab_fixture as read
 
 GOOD = {
@@ -25,12 +26,7 @@ GOOD = {
 
 
 def bad(path, value):
-    lab = copy.deepcopy(GOOD)
-    target = lab
-    for key in path[:-1]:
-        target = target[key]
-    target[path[-1]] = value
-    return lab
+    return replaced(GOOD, path, value)
 
 
 def test_the_reference_lab_is_sound():

@@ -16,6 +16,9 @@ It brings TRex's patched scapy 2.4.3, which cannot share a process with the old 
     ``trex.load_client("trex", None)`` loads it (the collection on ``PYTHONPATH``), whether
     ``STLClient`` takes each call the adapter makes, what ``disarm`` does to a client,
     and the compiled instructions of the adapter's stream.
+``after-old``
+    ``{}``: the old client first (as a loop of the bench runs it in one Ansible worker), then the current
+    client's ASTF API: where each came from and the ZeroMQ binding the current one uses.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -104,10 +107,17 @@ def api_check(request):
             "stream": trex.to_trex_stream(api, stream).to_json()["vm"]["instructions"]}
 
 
+def after_old(_request):
+    trex = importlib.import_module("ansible_collections.offload.testbed.plugins.plugin_utils.bench.trex")
+    old = trex.load_client("trex_stl_lib", None)
+    astf = trex.load_client("trex", None, stateful=True)
+    return {"old": old.__file__, "astf": astf.__file__, "client": astf.ASTFClient.__name__, "zmq": sys.modules["zmq.context"].__file__}
+
+
 def main():
     warnings.simplefilter("ignore")
     request = json.load(sys.stdin)
-    reply = {"offsets": offsets, "api": api_check}[sys.argv[1]](request)
+    reply = {"offsets": offsets, "api": api_check, "after-old": after_old}[sys.argv[1]](request)
     json.dump(reply, sys.stdout)
 
 

@@ -156,6 +156,18 @@ def test_the_current_client_from_pypi_takes_every_call_of_the_adapter():
         ("flow_var", None, None, None), ("write_flow_var", 26, None, None), ("fix_checksum_hw", None, 14, 20)]
 
 
+def test_the_current_client_s_astf_api_loads_after_the_old_client_in_one_process():
+    """A loop of the bench runs its items in one Ansible worker: the virtual lab's stateful search (the current client's
+    ASTF API) comes after searches with the old client, whose pyzmq TRex's own ZeroMQ binding must not meet."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path for path in sys.path if path))
+    done = subprocess.run([sys.executable, HELPER, "after-old"], input="{}", capture_output=True, text=True, timeout=120, check=False, env=env)
+    assert done.returncode == 0, done.stderr
+    reply = json.loads(done.stdout.strip().splitlines()[-1])
+    assert reply["old"].endswith(os.path.join("trex_stl_lib", "api.py")) and reply["client"] == "ASTFClient"
+    assert reply["astf"].endswith(os.path.join("lbr_trex_client", "interactive", "trex", "astf", "api.py"))
+    assert os.path.join("external_libs", "pyzmq-ctypes", "zmq", "context.py") in reply["zmq"]
+
+
 def test_the_old_clients_subscriber_is_guarded():
     api = pytest.importorskip("trex_stl_lib.api")
     client = api.STLClient(server="127.0.0.1", verbose_level=api.LoggerApi.VERBOSE_QUIET)
