@@ -85,6 +85,9 @@ options:
         Gbps and line shares. O(frame_sizes), O(flows), the addresses and ports and O(vlan) do not apply (the profile's own
         field engine makes its flows); O(scenario) and O(protocol) stay the run's labels. The latency stream carries the
         profile's first packet.
+      - The profile's own flow-stats and latency streams (C(STLFlowStats), C(STLFlowLatencyStats)) run with the rest; each
+        trial records their packet groups in C(packet_groups), the packets sent and received in the trial and for a latency
+        group the trial's part of the histogram with its percentiles.
       - The results record C(profile.trex_profile) (the file's name and SHA-256, the tunables, the streams and their
         frames/s); the report names the scenario C(routing+<file>). A run resumes only with the same profile text and tunables.
       - Not with O(encapsulation), nor with O(generator=testpmd).

@@ -127,6 +127,34 @@ def summarize(tx_stats, rx_stats, pg_id):
     }
 
 
+def _delta(after, before):
+    if after is None:
+        return None
+    return after - (before or 0)
+
+
+def group_trial(group, tx_before, rx_before, tx_after, rx_after):
+    """One trial of a profile's packet group (``{"pg_id", "kind"}``, kind ``stats`` or ``latency``) from the
+    ``get_pgid_stats`` answers before and after it: the servers' counters are running totals (the receiving
+    server's are never cleared), so the trial's part is their difference.
+
+    Returns ``{"pg_id", "kind", "sent", "received"}``, for a latency group also ``histogram`` (the trial's part of it)
+    and ``percentiles_us`` read from it, and ``max_us``, the group's maximum since it began (not a difference)."""
+    pg_id = group["pg_id"]
+    before, after = summarize(tx_before, rx_before, pg_id), summarize(tx_after, rx_after, pg_id)
+    record = dict(group, sent=_delta(after["latency_sent"], before["latency_sent"]),
+                  received=_delta(after["latency_received"], before["latency_received"]))
+    if group["kind"] == "latency":
+        histogram = {}
+        for key, count in after["histogram"].items():
+            count -= before["histogram"].get(key, 0)
+            if count > 0:
+                histogram[key] = count
+        record.update(histogram=histogram, max_us=after["max_us"],
+                      percentiles_us=dict(("%g" % percent, histogram_percentile(histogram, percent)) for percent in PERCENTILES))
+    return record
+
+
 def reference_load(goals):
     """``(goal name, load)`` the latency loads are fractions of: the PDR's lower bound, else the
     highest lower bound of the run's goals; ``(None, 0.0)`` when no goal has one."""

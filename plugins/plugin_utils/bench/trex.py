@@ -56,7 +56,7 @@ import traceback
 import warnings
 
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, Generator, GeneratorLost, LatencyUnsupported, quiet_value
-from ansible_collections.offload.testbed.plugins.plugin_utils.bench.latency import pg_known
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.latency import group_trial, pg_known
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import trex_compat, trex_profile
 
 # Seconds without a message from the server's publisher before the client
@@ -329,6 +329,7 @@ class TRexGenerator(Generator):
         self.tx_ports = []
         self.rx_ports = []
         self.streams = []
+        self.groups = []
         # the servers as a lost one is named: the sending one's address, the receiving one's, and both
         self.tx_where = "%s:%d" % (args["server"], args["sync_port"])
         rx_server = args.get("rx_server")
@@ -431,6 +432,8 @@ class TRexGenerator(Generator):
 
     def load(self, streams):
         self.streams = streams
+        # a user's profile's own packet groups (trex_profile.packet_group): each trial records them
+        self.groups = [stream["packet_group"] for stream in streams if stream.get("packet_group")]
         self.tx_ports = port_shares(streams)
         self.rx_ports = list(self.args["ports"]) if len(self.tx_ports) > 1 else [self.args["ports"][-1]]
         self._call(self._add_streams, streams)
@@ -491,6 +494,7 @@ class TRexGenerator(Generator):
         self.quiet_received()
         client.clear_stats(ports=self.args["ports"])
         before = self.received() if self.rx_client is not None else 0
+        groups_before = self.group_stats()
         started = time.time()
         for port in ports:
             client.start(ports=[port], mult=mults[port], duration=duration, force=True)
@@ -498,7 +502,19 @@ class TRexGenerator(Generator):
         received = self.quiet_received(self.args["settle"]) - before
         stats = client.get_stats(ports=self.args["ports"])
         offered = sum(int(stats[port]["opackets"]) for port in ports)
-        return {"offered": offered, "received": received, "started": started}
+        reply = {"offered": offered, "received": received, "started": started}
+        if self.groups:
+            groups_after = self.group_stats()
+            reply["packet_groups"] = [group_trial(group, *(groups_before + groups_after)) for group in self.groups]
+        return reply
+
+    def group_stats(self):
+        """The sending and the receiving server's ``get_pgid_stats`` of the profile's packet groups (None without any)."""
+        if not self.groups:
+            return (None, None)
+        pg_ids = [group["pg_id"] for group in self.groups]
+        tx = self.client.get_pgid_stats(pg_ids)
+        return (tx, self.rx_client.get_pgid_stats(pg_ids) if self.rx_client is not None else tx)
 
     def wait_on_traffic(self, ports, timeout, on_read=None):
         """The client's ``wait_on_traffic`` (the current client also removes its RX filters at the end) in slices of

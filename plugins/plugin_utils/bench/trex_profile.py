@@ -80,13 +80,23 @@ def load(api, args):
             problems.append("profile: %s: %s" % (os.path.basename(args["profile"]), problem))
             continue
         pps = stream_pps(fields["mode"]["rate"], frame_bytes, args["line_rate_gbps"])
-        found.append({"port": args["ports"][0], "trex": stream, "packet": packet, "pps": pps, "frame_bytes": frame_bytes})
+        found.append(dict({"port": args["ports"][0], "trex": stream, "packet": packet, "pps": pps, "frame_bytes": frame_bytes},
+                          **packet_group(fields)))
     if problems:
         raise BenchError("; ".join(problems))
     total = sum(stream["pps"] for stream in found)
     for stream in found:
         stream["share"] = stream["pps"] / total
     return found
+
+
+def packet_group(fields):
+    """``{"packet_group": {"pg_id", "kind"}}`` of a stream counted per packet group (TRex's ``STLFlowStats``, kind
+    ``stats``, or ``STLFlowLatencyStats``, kind ``latency``), else nothing: each trial records the group's own counts."""
+    flow_stats = fields.get("flow_stats") or {}
+    if not flow_stats.get("enabled"):
+        return {}
+    return {"packet_group": {"pg_id": flow_stats["stream_id"], "kind": "latency" if flow_stats.get("rule_type") == "latency" else "stats"}}
 
 
 def mean_frame(streams):

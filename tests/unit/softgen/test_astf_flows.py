@@ -12,8 +12,8 @@ from softgen import astf_flows
 from softgen.astf_flows import Counters, tcp_client, udp_client
 from softgen.astf_program import compile_profile
 from softgen.astf_server import Servers
-from tests.support.free_ports import free_port
-from tests.unit.softgen.test_astf_program import PROFILE
+from ansible_collections.offload.testbed.tests.support.free_ports import free_port
+from test_astf_program import PROFILE
 
 
 def lab_profile(tcp_port, udp_port, client_program=None):

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from tests.unit.softgen.test_rpc import Rpc, running_server
-from tests.unit.softgen.test_astf_program import PROFILE
+from test_rpc import Rpc, running_server
+from test_astf_program import PROFILE
 
 IDLE, LOADED, PARSE, DELETE = 0, 1, 2, 6
 

@@ -71,3 +71,26 @@ def test_has_latency():
     assert bl.has_latency({"latency": {"global": {}, 5: {"latency": {}}}}, 5)
     assert bl.has_latency({"latency": {"5": {"latency": {}}}}, 5)
     assert not bl.has_latency({"latency": {"global": {}}}, 5) and not bl.has_latency({}, 5) and not bl.has_latency(None, 5)
+
+
+def pgid_stats(pg_id, sent, received, histogram=None, total_max=None):
+    """A get_pgid_stats answer for one group, as the client gives it (running totals since the group began)."""
+    stats = {"latency": {}, "flow_stats": {pg_id: {"tx_pkts": {0: sent, "total": sent}, "rx_pkts": {1: received, "total": received}}}}
+    if histogram is not None:
+        stats["latency"][pg_id] = {"latency": {"histogram": histogram, "total_max": total_max, "average": 30.0}, "err_cntrs": {}}
+    return stats
+
+
+def test_a_profile_s_stats_group_in_a_trial_is_the_difference_of_the_running_totals():
+    record = bl.group_trial({"pg_id": 12, "kind": "stats"}, pgid_stats(12, 1000, 990), pgid_stats(12, 1000, 990),
+                            pgid_stats(12, 3000, 2980), pgid_stats(12, 3000, 2980))
+    assert record == {"pg_id": 12, "kind": "stats", "sent": 2000, "received": 1990}
+
+
+def test_a_profile_s_latency_group_in_a_trial_has_the_trial_s_part_of_the_histogram():
+    before = pgid_stats(13, 100, 100, {10: 90, 100: 10}, 150.0)
+    after = pgid_stats(13, 300, 299, {10: 90, 20: 150, 100: 10, 1000: 49}, 1500.0)
+    record = bl.group_trial({"pg_id": 13, "kind": "latency"}, before, before, after, after)
+    assert (record["sent"], record["received"], record["max_us"]) == (200, 199, 1500.0)
+    assert record["histogram"] == {"20": 150, "1000": 49}
+    assert record["percentiles_us"] == {"50": 30.0, "90": 2000.0, "99": 2000.0, "99.9": 2000.0}

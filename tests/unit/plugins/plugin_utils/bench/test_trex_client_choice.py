@@ -316,3 +316,21 @@ def test_the_wait_for_the_traffic_ends_with_the_clients_timeout(monkeypatch):
     with pytest.raises(Timeout):
         bench.wait_on_traffic([0], 25)
     assert bench.client.wait_on_traffic.call_count == 3
+
+
+def test_a_trial_records_the_profile_s_own_packet_groups_from_both_servers():
+    """A profile's flow-stats and latency streams (trex_profile.packet_group): each trial records their counts, read from
+    the sending server and from the receiving one before and after it."""
+    rx_server = {"server": "127.0.0.1", "sync_port": 4511, "async_port": 4510, "ports": [0]}
+    bench = generator("trex_stl_lib", ports=[0], port_l3=None, rx_server=rx_server, settle=0.0)
+    bench.api = types.SimpleNamespace(STLTimeoutError=Timeout)
+    bench.client, bench.rx_client = mock.Mock(), mock.Mock()
+    bench.groups = [{"pg_id": 12, "kind": "stats"}]
+    bench.tx_ports = [(0, 1.0)]
+    bench.client.get_stats.return_value = {0: {"opackets": 2000}}
+    bench.rx_client.get_stats.return_value = {0: {"ipackets": 0}}
+    bench.client.get_pgid_stats.side_effect = [{"flow_stats": {12: {"tx_pkts": {"total": n}}}} for n in (500, 2500)]
+    bench.rx_client.get_pgid_stats.side_effect = [{"flow_stats": {12: {"rx_pkts": {"total": n}}}} for n in (400, 2390)]
+    reply = bench.send({0: "1"}, 1.0)
+    assert reply["packet_groups"] == [{"pg_id": 12, "kind": "stats", "sent": 2000, "received": 1990}]
+    assert bench.client.get_pgid_stats.call_args_list == [mock.call([12]), mock.call([12])]

@@ -69,6 +69,16 @@ def test_the_latency_frame_is_the_profile_s_first_packet(old_api):
     assert len(bp.build_latency_frame(args, args["frame_sizes"][0])) == 14 + 20 + 8 + 30
 
 
+def test_a_profile_s_flow_stats_and_latency_streams_are_its_packet_groups(old_api):
+    args = checked("udp_1pkt_latency.py", tunables={"pg_id": 40})
+    trex_profile.attach(old_api, args)
+    assert [stream.get("packet_group") for stream in args["profile_streams"]] == [{"pg_id": 40, "kind": "stats"},
+                                                                                  {"pg_id": 41, "kind": "latency"}]
+    plain = checked("imix.py")
+    trex_profile.attach(old_api, plain)
+    assert [stream.get("packet_group") for stream in plain["profile_streams"]] == [None, None, None]
+
+
 def test_rates_in_bps_and_percentages_become_frames_per_second():
     assert trex_profile.stream_pps({"type": "pps", "value": 10}, 64, None) == 10.0
     assert trex_profile.stream_pps({"type": "bps_L2", "value": 1e6}, 125, None) == 1000.0
