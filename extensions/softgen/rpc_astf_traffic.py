@@ -91,9 +91,10 @@ class AstfTrafficMixin:
         self.state_events.put((side, dict(event, ev="astf_done")))
 
     def astf_on_done(self, side, event):
-        """A client side's run ended (or a server side's timer did): the run is over once every client side is."""
+        """A client side's run ended (or a server side's timer did, or a worker exited under it): the run is over once
+        every client side is."""
         for pid, profile in self.astf["profiles"].items():
-            if profile["state"] != TX or event.get("run") != self.astf["run"]:
+            if profile["state"] != TX or (event.get("run") != self.astf["run"] and not event.get("exit")):
                 continue
             profile["running"].discard(side)
             if not profile["running"]:

@@ -12,13 +12,13 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import socket
 import time
 
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import stateful
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, Generator, GeneratorLost, LatencyUnsupported
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.profile import destination
-from ansible_collections.offload.testbed.plugins.plugin_utils.bench.trex import error_text, first_line, server_version
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.spec import flow_counts
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench.trex import check_reachable, error_text, first_line, server_version
 
 # seconds a trial may take beyond its duration while its last connections end (softgen waits up to 5 s at each step)
 DRAIN = 30.0
@@ -37,11 +37,8 @@ class ASTFGenerator(Generator):
             self.where += " (servers: %s:%d)" % (args["rx_server"]["server"], args["rx_server"]["sync_port"])
 
     def open_client(self, server, sync_port, async_port):
-        try:
-            socket.create_connection((server, sync_port), timeout=5).close()
-        except (OSError, socket.timeout) as error:
-            raise BenchError("no generator reachable: nothing answers at %s:%d (%s); check the server and its sync_port, and that "
-                             "the TRex server runs in ASTF mode (t-rex-64 --astf, softgen --astf)" % (server, sync_port, error))
+        check_reachable(server, sync_port, "check the server and its sync_port, and that the TRex server runs in ASTF mode "
+                                           "(t-rex-64 --astf, softgen --astf)")
         client = self.astf.ASTFClient(server=server, sync_port=sync_port, async_port=async_port, verbose_level="error")
         try:
             client.connect()
@@ -55,8 +52,8 @@ class ASTFGenerator(Generator):
         """Both sides connected and the profile loaded; the server side started, answering until :meth:`stop`."""
         self.stop()
         args = self.args
-        profile = stateful.build_profile(self.astf, args, args["flows"] if isinstance(args["flows"], int) else args["flows"][0],
-                                         args["destinations"] if args["scenario"] == "routing" else 1, destination(args))
+        profile = stateful.build_profile(self.astf, args, flow_counts(args)[0], args["destinations"] if args["scenario"] == "routing" else 1,
+                                         destination(args))
         rx_server = args["rx_server"]
         try:
             if rx_server:

@@ -162,6 +162,15 @@ def load_client(client, client_path, stateful=False):
     return api
 
 
+def check_reachable(server, sync_port, fix):
+    """Raise :class:`BenchError` (not worth retrying at once) when nothing answers at the server's RPC port; ``fix``
+    says what to check."""
+    try:
+        socket.create_connection((server, sync_port), timeout=5).close()
+    except (OSError, socket.timeout) as error:
+        raise BenchError("no generator reachable: nothing answers at %s:%d (%s); %s" % (server, sync_port, error, fix))
+
+
 def server_version(client):
     """The version, mode and build date a connected TRex client's server reports (None when it does not say)."""
     try:
@@ -338,11 +347,7 @@ class TRexGenerator(Generator):
 
     def open_client(self, where, server, sync_port, async_port, ports):
         """A connected client of the server at ``server``, which must have ``ports``."""
-        try:
-            socket.create_connection((server, sync_port), timeout=5).close()
-        except (OSError, socket.timeout) as error:
-            raise BenchError("no generator reachable: nothing answers at %s:%d (%s); check %s and its sync_port, "
-                             "and that the TRex server runs on the generator host" % (server, sync_port, error, where))
+        check_reachable(server, sync_port, "check %s and its sync_port, and that the TRex server runs on the generator host" % where)
         # trex_stl_lib 0.3 takes a LoggerApi level, the current client a level name
         verbose = self.api.LoggerApi.VERBOSE_QUIET if self.args["client"] == "trex_stl_lib" else "error"
         client = self.api.STLClient(server=server, sync_port=sync_port, async_port=async_port, verbose_level=verbose)

@@ -10,6 +10,8 @@ import time
 
 import pytest
 
+from softgen.rpc_astf import AstfMixin
+from softgen.rpc_astf_traffic import AstfTrafficMixin
 from test_rpc import Rpc, running_server
 from test_astf_program import PROFILE
 
@@ -103,3 +105,26 @@ def test_a_stateless_server_refuses_the_astf_client_as_trex_does():
         refused = client.err("api_sync_v2", {"name": "ASTF", "major": 2, "minor": 3}, api=False)
         client.sock.close(0)
     assert refused["specific_err"] == "RPC configuration mismatch - server RPC configuration: 'STL', client RPC configuration: 'ASTF'"
+
+
+class Context(AstfMixin, AstfTrafficMixin):
+    """The ASTF methods without a server: no port, the events kept."""
+
+    def __init__(self):
+        self.events, self.methods, self.owned, self.ports = [], {}, set(), []
+        self.astf_setup(None)
+
+    def event(self, kind, data):
+        self.events.append((kind, data.get("state")))
+
+
+@pytest.mark.parametrize("event, ends", [({"ev": "done", "run": 3}, True), ({"ev": "done", "run": 2}, False),
+                                         ({"ev": "done", "exit": True}, True)])
+def test_a_run_ends_when_its_client_side_is_done_or_its_worker_is_gone(event, ends):
+    context = Context()
+    context.astf["run"] = 3
+    profile = context.astf["profiles"]["_"]
+    profile.update(state=4, running={"client"})
+    context.astf_on_done("client", event)
+    # Cleanup, then Loaded (the context's state follows each); an earlier run's done changes nothing
+    assert context.events == ([(60, 5), (50, 5), (60, 1), (50, 1)] if ends else [])
