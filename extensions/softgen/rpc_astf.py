@@ -59,7 +59,7 @@ def counter_desc():
 
 
 def new_profile():
-    return {"state": IDLE, "text": "", "hash": None, "compiled": None, "running": set()}
+    return {"state": IDLE, "text": "", "hash": None, "parsed": None, "running": set()}
 
 
 class AstfMixin:
@@ -225,7 +225,7 @@ class AstfMixin:
         profile = self.astf["profiles"].get(pid)
         if profile is None:
             return
-        if profile["compiled"] is not None:
+        if profile["parsed"] is not None:
             for side in self.astf_sides:
                 side.call(cmd="unload")
         self.event(EV_ASTF_PROFILE_CLEARED, {"profile_id": pid, "epoch": self.astf["epoch"]})

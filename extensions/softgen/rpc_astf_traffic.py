@@ -28,7 +28,7 @@ class AstfTrafficMixin:
             raise exec_err("softgen does not send ASTF latency streams (latency_pps); each connection's first-byte latency "
                            "is in the counters sg_first_byte_usec_sum / sg_first_byte_count")
         self.astf_expect(profile, LOADED)
-        if profile["compiled"] is None and not self.astf_parse(pid, profile):
+        if profile["parsed"] is None and not self.astf_parse(pid, profile):
             return {}
         self.astf_set_state(pid, BUILD)
         for side in self.astf_sides:
@@ -57,7 +57,8 @@ class AstfTrafficMixin:
             return False
         for side in self.astf_sides:
             side.call(cmd="load", profile=raw)
-        profile["compiled"] = raw
+        # the profile as checked and handed to the workers (each compiles its own copy: the bytes do not cross JSON)
+        profile["parsed"] = raw
         return True
 
     def astf_rpc_stop(self, params):
@@ -154,14 +155,17 @@ class AstfTrafficMixin:
     def astf_rpc_get_total_dynamic_counter_values(self, params):
         return self.astf_rpc_get_dynamic_counter_values(params)
 
-    def astf_rpc_get_tg_names(self, params):
+    def astf_tg_names(self, params):
+        """The template groups' names of the profile ``params`` names (none before it was parsed)."""
         _pid, profile = self.astf_profile(params)
-        names = (profile["compiled"] or {}).get("tg_names", [])
+        return (profile["parsed"] or {}).get("tg_names", [])
+
+    def astf_rpc_get_tg_names(self, params):
+        names = self.astf_tg_names(params)
         return {"epoch": self.astf["epoch"], "tg_names": names, "tg_addon_desc": {str(n): [] for n in range(len(names) + 1)}}
 
     def astf_rpc_get_tg_id_stats(self, params):
-        _pid, profile = self.astf_profile(params)
-        names = (profile["compiled"] or {}).get("tg_names", [])
+        names = self.astf_tg_names(params)
         reply = {"epoch": self.astf["epoch"]}
         for tg_id in _param(params, "tg_ids", "array"):
             if not isinstance(tg_id, int) or not 1 <= tg_id <= len(names):
