@@ -28,7 +28,7 @@ help:
 	@echo "make lab       run playbooks/site.yml on the virtual lab: every stage, real traffic, the benchmark and its report"
 	@echo "               (OVN=source: on OVN built from source, role ovn_build; DATAPATH=dpdk: the DUT on OVS-DPDK)"
 	@echo "make lab-compare  after make lab: compare OVS-DPDK with the userspace datapath (compare.yml), report in results/compare/report"
-	@echo "make lab-tunnel   after make lab: the tunnel offload bench (VXLAN, iperf3 through it), report in results/tunnel"
+	@echo "make lab-tunnel   after make lab: the tunnel offload bench (VXLAN: iperf3 through it, frames searched into and out of it), report in results/tunnel"
 	@echo "make lab-vm    three Debian guests under QEMU (inventories/vm): site.yml over SSH on the kernel datapath, real reboot,"
 	@echo "               SR-IOV VFs, vfio-pci, OVN with Geneve, then compare.yml: the kernel datapath with TC, the userspace"
 	@echo "               datapath and OVS-DPDK against the kernel datapath"
@@ -123,7 +123,8 @@ lab-compare: deps
 	@echo "make lab-compare: results in $(COMPARE_RESULTS), the report with the speedup table in $(COMPARE_RESULTS)/report/report.md."
 
 # The tunnel offload bench on the built lab: VXLAN through the DUT's bridge
-# br-tun, the MTU rule checked with packets, iperf3 TCP streams through it.
+# br-tun, the MTU rule checked with packets, iperf3 TCP streams through it,
+# and trex_bench's searches of frames it decapsulates and encapsulates.
 TUNNEL_RESULTS ?= $(ROOT)/results/tunnel
 lab-tunnel: deps
 	@if ! ip netns list | grep -q '^ltb-vtep\b' || ! ovs-vsctl --timeout=5 br-exists br-tun 2>/dev/null; then \

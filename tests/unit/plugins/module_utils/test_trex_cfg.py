@@ -150,9 +150,10 @@ def test_a_softgen_port_may_be_in_one_stateless_and_one_astf_instance():
     astf = [instance for instance in instances if "--astf" in instance["extra_args"]]
     assert [instance["name"] for instance in astf] == ["astf-client", "astf-servers"]
     assert trex_cfg.validate(instances, "softgen") == []
-    twice = instances + [dict(astf[0], name="astf-again", rpc_port=4561, pub_port=4560)]
+    twice = instances + [dict(astf[0], name="astf-again", rpc_port=4571, pub_port=4570)]
     assert trex_cfg.validate(twice, "softgen") == [
-        "trex_server_instances[4].ports[0]: port ASTF ltb-gen/gen0 is already trex_server_instances[2].ports[0]; one port belongs to one instance"]
+        "trex_server_instances[%d].ports[0]: port ASTF ltb-gen/gen0 is already trex_server_instances[2].ports[0]; one port belongs to one instance"
+        % len(instances)]
 
 
 @pytest.mark.parametrize("key,value,already", [("rpc_port", 4501, "trex_server_instances[0].rpc_port"),
