@@ -18,6 +18,7 @@ import traceback
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
+from ansible_collections.offload.testbed.plugins.module_utils.bench import results_db
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import spec, trex_profile
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.astf import ASTFGenerator
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.generator import BenchError, GeneratorLost
@@ -87,9 +88,10 @@ class ActionModule(ActionBase):
             result.update(changed=False, msg="check mode: arguments are valid; no traffic sent, nothing written", run_id=args["run_id"])
             return result
         output = ClientOutput(lambda line: display.v("trex_bench: %s" % line))
-        generator = store = None
+        generator = store = database = None
         try:
             make_results_dir(results_dir)
+            database = results_db.open_for(args, results_dir)
             output.start()
             if args["generator"] == "testpmd":
                 generator = TestpmdGenerator(args, log=display.vvv)
@@ -101,31 +103,35 @@ class ActionModule(ActionBase):
                     trex_profile.attach(api, args)
                 generator = TRexGenerator(api, args)
             first_connect(generator, args, display.warning)
-            store = self.open_store(args, results_dir, generator, task_vars)
+            store = self.open_store(args, results_dir, generator, task_vars, database)
             health = (lambda: self.health(task_vars, args=args)) if args["dut_health"] else None
             summaries = BenchRun(args, generator, store, health=health, log=display.display, warn=display.warning).run()
             store.finish("complete")
-        except (BenchError, GeneratorLost, ResumeError, SchemaError) as error:
+        except (BenchError, GeneratorLost, ResumeError, SchemaError, results_db.ResultsDBError) as error:
             return self.fail(result, store, str(error), getattr(error, "detail", None))
         except Exception as error:  # pylint: disable=broad-except
             return self.fail(result, store, "%s: %s" % (type(error).__name__, first_line(error)), traceback.format_exc())
         finally:
             if generator is not None:
                 generator.stop()
+            if database is not None:
+                database.close()
             output.stop()
         result.update(changed=store.measured > 0, run_id=args["run_id"], results_file=store.path, csv_file=store.csv_path,
-                      resumed=store.resumed, searches=summaries)
+                      resumed=store.resumed, searches=summaries, results_db=results_db.outcome(database, store))
+        if store.database_error:
+            display.warning("trex_bench: %s; every trial is in %s: import it later (bench_results_db)" % (store.database_error, store.path))
         result["ansible_stats"] = {"data": run_stats(args, summaries, store.path), "per_host": False, "aggregate": True}
         return result
 
-    def open_store(self, args, results_dir, generator, task_vars):
+    def open_store(self, args, results_dir, generator, task_vars, database=None):
         """The run's results store, written once before the first trial."""
         system = self.health(task_vars, system=True, interfaces=args["dut_interfaces"]) if args["dut_health"] else None
         if system is not None and system.get("pid") is None:
             raise BenchError("dut_health: ovs-vswitchd is not running on %s; start it, or set dut_health: false "
                              "for a DUT without Open vSwitch" % task_vars.get("inventory_hostname"))
         header = run_header(args, generator.info(), task_vars.get("inventory_hostname"), (system or {}).get("system"))
-        store = Store(results_dir, args["run_id"], fingerprint(args), header)
+        store = Store(results_dir, args["run_id"], fingerprint(args), header, database=database)
         store.save()
         return store
 

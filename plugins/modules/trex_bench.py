@@ -374,6 +374,22 @@ options:
     description: Directory on the controller for the results JSON and CSV.
     type: path
     required: true
+  results_db:
+    description:
+      - Write the run into the results database as well, each time its file is written and just before it (a trial in the file
+        is in the database); the tables are those M(offload.testbed.bench_results_db) imports files into.
+      - A database that fails during the run does not stop it (the file stays the primary record); the error is returned in
+        RV(results_db) and warned about, and the next write that reaches the database writes the whole run again. A database that
+        cannot be opened at the start refuses the run before any traffic.
+    type: bool
+    default: true
+  results_db_url:
+    description:
+      - The results database, as an SQLAlchemy URL; default C(sqlite:///<results_dir>/results.db) (nothing to install beyond
+        SQLAlchemy, on the controller).
+      - A lab's shared store, or what an AWX job writes to, is PostgreSQL, C(postgresql+psycopg://user:password@host:5432/dbname)
+        (psycopg 3 on the controller). The password is never shown.
+    type: str
   run_id:
     description: Names the results file; the same run id resumes a run. Default C(<datapath>-<scenario>-<protocol>-<UTC time>).
     type: str
@@ -534,6 +550,12 @@ csv_file:
   returned: success
   type: str
   sample: /srv/results/results.csv
+results_db:
+  description: The results database the run was written to (C(url), its password hidden) and the error of its last write
+    (C(error), null when the run is in it); null with O(results_db=false).
+  returned: success
+  type: dict
+  sample: {url: "sqlite:////srv/results/results.db", error: null}
 resumed:
   description: Whether the run continued an earlier one with the same run id.
   returned: success

@@ -3,7 +3,8 @@
 """Results of a ``trex_bench`` run on disk: one JSON document per run, one CSV line per goal.
 
 Every finished trial is written at once (the JSON is replaced atomically), so a
-crash or a lost generator keeps every trial done so far.  Running again with
+crash or a lost generator keeps every trial done so far; with a results
+database (``results_db.py``) the run's rows are written just before the file.  Running again with
 the same run id resumes: :class:`Replay` hands the search the recorded trials
 in order (the search is deterministic, so it asks for the same trials again)
 and only the trials after them are measured.
@@ -18,6 +19,7 @@ import json
 import os
 import tempfile
 import time
+import uuid
 
 try:
     import jsonschema
@@ -26,6 +28,8 @@ except ImportError:  # pragma: no cover - requirements.txt installs it
 
 from ansible_collections.offload.testbed.plugins.module_utils.bench import units
 from ansible_collections.offload.testbed.plugins.module_utils.bench.schema import READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION
+from ansible_collections.offload.testbed.plugins.module_utils.bench.results_db import ResultsDBError
+
 CSV_NAME = "results.csv"
 CSV_FIELDS = ("run_id", "datapath", "scenario", "protocol", "frame_size", "direction", "flows", "goal", "loss_ratio",
               "lower_bound_pps", "upper_bound_pps", "generator_limited", "trials", "trial_seconds", "finished", "repeat")
@@ -134,8 +138,10 @@ class Store:
     validates against the schema.
     """
 
-    def __init__(self, results_dir, run_id, fingerprint, header, validate=True):
+    def __init__(self, results_dir, run_id, fingerprint, header, validate=True, database=None):
         self.results_dir = results_dir
+        self.database = database
+        self.database_error = None
         self.run_id = run_id
         self.path = result_path(results_dir, run_id)
         self.csv_path = os.path.join(results_dir, CSV_NAME)
@@ -146,7 +152,7 @@ class Store:
             document = self._resume(fingerprint, header)
         else:
             document = dict(header)
-            document.update({"schema_version": SCHEMA_VERSION, "run_id": run_id, "fingerprint": fingerprint,
+            document.update({"schema_version": SCHEMA_VERSION, "run_id": run_id, "run_uuid": uuid.uuid4().hex, "fingerprint": fingerprint,
                              "created": now(), "status": "running", "error": None, "resumed": 0, "searches": [], "summaries": []})
         self.document = document
 
@@ -179,7 +185,20 @@ class Store:
             if errors:
                 raise SchemaError("the results document of %s does not validate against docs/results-schema.json, nothing written: %s"
                                   % (self.run_id, "; ".join(errors[:5])))
+        if self.database is not None:
+            self._store_in_database()
         write_json_atomic(self.path, self.document)
+
+    def _store_in_database(self):
+        """The run's rows before its file, so that a trial in the file is in the database. A database that fails does not
+        stop the run: the file stays the primary record, the error is kept (``database_error``) and the next save that
+        reaches the database writes the whole run again."""
+        try:
+            self.database.store(self.document, self.path)
+        except ResultsDBError as error:
+            self.database_error = str(error)
+        else:
+            self.database_error = None
 
     def search_entry(self, profile, repeat=0):
         """The search of this profile and repeat, created (empty) when new.

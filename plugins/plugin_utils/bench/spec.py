@@ -37,6 +37,7 @@ import re
 from ansible_collections.offload.testbed.plugins.module_utils.bench import units
 from ansible_collections.offload.testbed.plugins.module_utils.host import validate
 from ansible_collections.offload.testbed.plugins.module_utils.host.validate import show_converted
+from ansible_collections.offload.testbed.plugins.module_utils.bench import results_db
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench import encapsulation, stateful
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.goals import DEFAULT_GOALS, GOAL_RANGES, goal_range, goal_value_ok, resolve_preset
 from ansible_collections.offload.testbed.plugins.plugin_utils.bench.rfc9971 import PRESETS
@@ -158,6 +159,8 @@ def argument_spec():
         settle=dict(type="float", default=0.5),
         repeat=dict(type="int", default=1),
         results_dir=dict(type="path", required=True),
+        results_db=dict(type="bool", default=True),
+        results_db_url=dict(type="str", no_log=True),
         run_id=dict(type="str"),
         datapath=dict(type="str", default="unknown"),
         metadata=dict(type="dict", default={}),
@@ -442,9 +445,11 @@ def _check_soak(args, errors):
 
 
 def _check_results(args, errors):
-    """results_dir, run_id, datapath, dut_interfaces, dut_tc_devices, dut_queue_devices."""
+    """results_dir, results_db_url, run_id, datapath, dut_interfaces, dut_tc_devices, dut_queue_devices."""
     if not args["results_dir"]:
         errors.append("results_dir: give the directory (on the controller) where the results JSON and CSV go")
+    if args["results_db"] and args["results_db_url"] is not None:
+        _append(errors, results_db.url_error("results_db_url", args["results_db_url"]))
     if args["run_id"] is not None and not RUN_ID_RE.match(args["run_id"]):
         errors.append("run_id: %r must be letters, digits, '.', '_' or '-' (it names the results file)" % (args["run_id"],))
     if not args["datapath"]:

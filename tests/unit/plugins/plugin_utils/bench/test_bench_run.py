@@ -99,10 +99,10 @@ def bench_args(tmp_path, **overrides):
     return args
 
 
-def bench(tmp_path, generator, sleeps=None, **overrides):
-    """A BenchRun on a fresh (or resumed) store; returns (run, store)."""
+def bench(tmp_path, generator, sleeps=None, database=None, **overrides):
+    """A BenchRun on a fresh (or resumed) store (writing ``database`` too when given); returns (run, store)."""
     args = bench_args(tmp_path, **overrides)
-    store = Store(str(tmp_path), args["run_id"], fingerprint(args), run_header(args, generator.info(), "dut", None))
+    store = Store(str(tmp_path), args["run_id"], fingerprint(args), run_header(args, generator.info(), "dut", None), database=database)
     store.save()
     return BenchRun(args, generator, store, sleep=(sleeps.append if sleeps is not None else lambda seconds: None)), store
 

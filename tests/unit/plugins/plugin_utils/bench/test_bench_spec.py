@@ -39,7 +39,7 @@ FORMER_KEYS = {
 }
 NEW_KEYS = {"repeat", "reconnects", "reconnect_delay", "line_rate_gbps", "generator", "testpmd",
             "dut_tc_devices", "dut_queue_devices", "dut_conntrack", "dut_all_flows",
-            "soak_duration", "soak_interval", "soak_goal", "encapsulation", "profile", "tunables", "stateful"}
+            "soak_duration", "soak_interval", "soak_goal", "encapsulation", "profile", "tunables", "stateful", "results_db", "results_db_url"}
 
 
 def validate(task_args):

@@ -1,0 +1,189 @@
+"""The results database against both of its engines, the same tests for each: SQLite (a file) and a real PostgreSQL server
+that the session starts for itself (tests/support/postgres.py: Debian's postgresql, a private cluster on a free loopback
+port, stopped and removed at the end).
+
+The runs are real trex_bench runs (BenchRun, its Store writing the database before each file) against a fake generator
+whose device model is a cliff: every count in the database is compared with the JSON files the same run left.
+"""
+import json
+import multiprocessing
+import os
+
+import pytest
+
+from ansible_collections.offload.testbed.plugins.module_utils.bench import results_db
+from ansible_collections.offload.testbed.plugins.modules import bench_results_db
+from ansible_collections.offload.testbed.tests.support.postgres import Server, binaries
+from ansible_collections.offload.testbed.tests.unit.plugins.modules.modtest import run_module
+from ansible_collections.offload.testbed.tests.unit.plugins.plugin_utils.bench.test_bench_run import Crash, FakeGenerator, bench
+
+ENGINES = ["sqlite", "postgresql"]
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    if binaries() is None:
+        pytest.fail("PostgreSQL is needed: install Debian's postgresql (make test installs it, bindep.txt)")
+    server = Server().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=ENGINES)
+def url(request, tmp_path):
+    """A fresh database of each engine; its tables dropped after the test."""
+    if request.param == "sqlite":
+        yield "sqlite:///" + str(tmp_path / "db" / results_db.DB_NAME)
+        return
+    server = request.getfixturevalue("postgres")
+    yield server.url
+    database = results_db.ResultsDB(server.url)
+    database.tables["runs"].metadata.drop_all(database.engine)
+    database.close()
+
+
+def counted_in_files(results_dir):
+    """Rows per table as the JSON files count them, read here without results_db."""
+    counts = dict.fromkeys(results_db.TABLES, 0)
+    for name in sorted(os.listdir(results_dir)):
+        if not name.endswith(".json"):
+            continue
+        with open(os.path.join(results_dir, name)) as handle:
+            document = json.load(handle)
+        if "searches" not in document:
+            continue
+        counts["runs"] += 1
+        for search in document["searches"]:
+            counts["searches"] += 1
+            counts["trials"] += sum(len(search[key]) for key in ("trials", "invalid_trials", "interrupted_trials")) + bool(search["warmup"])
+            counts["goals"] += len((search["result"] or {}).get("goals", {}))
+            counts["latency_points"] += len((search.get("latency") or {}).get("points", []))
+    return counts
+
+
+def run_bench(results_dir, url, run_id, generator=None, **overrides):
+    """A whole trex_bench run on the fake generator, written to the files and to the database at ``url``."""
+    database = results_db.ResultsDB(url)
+    try:
+        run, store = bench(results_dir, generator or FakeGenerator(), run_id=run_id, database=database, **overrides)
+        run.run()
+        store.finish("complete")
+    finally:
+        database.close()
+    return store
+
+
+def test_a_run_is_in_the_database_as_in_its_file_and_an_import_adds_nothing_twice(tmp_path, url):
+    results = tmp_path / "results"
+    results.mkdir()
+    run_bench(results, url, "routing-udp", frame_sizes=[64, 1518])
+    run_bench(results, url, "nat-udp", repeat=2)
+    (results / "notes.json").write_text('{"what": "not a results document"}')
+    database = results_db.ResultsDB(url)
+    assert database.counts() == counted_in_files(str(results))
+    assert database.counts()["trials"] >= 20
+    found, skipped = results_db.read_dir(str(results))
+    imported, unchanged = database.import_documents(found)
+    assert (imported, len(unchanged)) == ([], 2)
+    assert [entry["file"] for entry in skipped] == [str(results / "notes.json")]
+    database.close()
+
+
+def test_an_import_into_an_empty_database_counts_what_the_files_hold_and_a_second_changes_nothing(tmp_path, url):
+    results = tmp_path / "results"
+    results.mkdir()
+    run_bench(results, "sqlite:///" + str(tmp_path / "elsewhere.db"), "routing-udp", frame_sizes=[64, 128])
+    database = results_db.ResultsDB(url)
+    found, _skipped = results_db.read_dir(str(results))
+    imported, unchanged = database.import_documents(found)
+    assert [entry["run_id"] for entry in imported] == ["routing-udp"] and unchanged == []
+    assert database.counts() == counted_in_files(str(results))
+    again, unchanged = database.import_documents(found)
+    assert again == [] and len(unchanged) == 1
+    assert database.counts() == counted_in_files(str(results))
+    database.close()
+
+
+def test_a_killed_run_has_every_trial_of_its_file_in_the_database_and_its_resume_completes_both(tmp_path, url):
+    results = tmp_path / "results"
+    results.mkdir()
+    with pytest.raises(Crash):
+        run_bench(results, url, "killed", generator=FakeGenerator(crash_at=5))
+    database = results_db.ResultsDB(url)
+    assert database.counts()["trials"] == counted_in_files(str(results))["trials"] == 4
+    database.close()
+    run_bench(results, url, "killed")
+    database = results_db.ResultsDB(url)
+    assert database.counts() == counted_in_files(str(results))
+    assert database.counts()["runs"] == 1
+    database.close()
+
+
+def _writer(args):
+    results_dir, url, run_id = args
+    run_bench(results_dir, url, run_id, frame_sizes=[64, 256, 1518])
+    return run_id
+
+
+def test_two_benches_writing_at_once_each_have_all_their_rows(tmp_path, url):
+    results = [str(tmp_path / name) for name in ("a", "b")]
+    for path in results:
+        os.makedirs(path)
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        assert sorted(pool.map(_writer, [(results[0], url, "bench-a"), (results[1], url, "bench-b")])) == ["bench-a", "bench-b"]
+    database = results_db.ResultsDB(url)
+    both = dict((name, counted_in_files(results[0])[name] + counted_in_files(results[1])[name]) for name in results_db.TABLES)
+    assert database.counts() == both and both["runs"] == 2 and both["searches"] == 6
+    database.close()
+
+
+def test_one_run_id_in_two_results_directories_is_two_runs(tmp_path, url):
+    for name in ("monday", "tuesday"):
+        (tmp_path / name).mkdir()
+        run_bench(tmp_path / name, url, "netdev-routing-udp")
+    database = results_db.ResultsDB(url)
+    assert database.counts()["runs"] == 2
+    database.close()
+
+
+def test_a_database_that_fails_during_a_run_does_not_stop_it_and_the_next_write_catches_up(tmp_path, url):
+    class Flaky(results_db.ResultsDB):
+        failures = 3
+
+        def store(self, document, path=None):
+            if self.failures:
+                self.failures -= 1
+                raise results_db.ResultsDBError("results database %s: the server went away" % self.shown)
+            return super(Flaky, self).store(document, path)
+
+    results = tmp_path / "results"
+    results.mkdir()
+    database = Flaky(url)
+    run, store = bench(results, FakeGenerator(), run_id="flaky", database=database)
+    run.run()
+    store.finish("complete")
+    assert store.database_error is None
+    assert database.counts() == counted_in_files(str(results))
+    database.close()
+
+
+def test_the_import_module_in_check_mode_writes_nothing_then_imports_once(tmp_path, url, monkeypatch):
+    results = tmp_path / "results"
+    results.mkdir()
+    run_bench(results, "sqlite:///" + str(tmp_path / "elsewhere.db"), "routing-udp")
+    args = {"results_dir": str(results), "url": url}
+    checked, failed, _calls = run_module(bench_results_db.main, dict(args, _ansible_check_mode=True), {}, monkeypatch)
+    assert not failed and checked["changed"] and [entry["run_id"] for entry in checked["imported"]] == ["routing-udp"]
+    assert not os.path.exists(str(tmp_path / "db")) if url.startswith("sqlite") else not results_db.ResultsDB(url, create=False).created
+    imported, failed, _calls = run_module(bench_results_db.main, args, {}, monkeypatch)
+    assert not failed and imported["changed"] and imported["counts"] == counted_in_files(str(results))
+    assert "password" not in imported["url"]
+    again, failed, _calls = run_module(bench_results_db.main, args, {}, monkeypatch)
+    assert not failed and not again["changed"] and again["imported"] == [] and len(again["unchanged"]) == 1
+
+
+def test_the_import_module_refuses_a_url_it_cannot_write_to_naming_it_without_its_password(tmp_path, monkeypatch):
+    result, failed, _calls = run_module(bench_results_db.main, {"results_dir": str(tmp_path), "url": "mysql://bench:s3cret@db/results"}, {},
+                                        monkeypatch)
+    assert failed and result["msg"].startswith("url: 'mysql://bench:***@db/results' is not a database URL")
+    assert "s3cret" not in result["msg"] and "postgresql+psycopg://" in result["msg"]
