@@ -22,12 +22,13 @@ export ANSIBLE_COLLECTIONS_PATH := $(COLLECTIONS)
 export ANSIBLE_FORCE_COLOR := 0
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help lab lab-vm lab-vm-up lab-vm-image lab-vm-down vm-lab-test lab-compare lab-tunnel test deps sources apt venv collection ee lint sanity unit integration molecule teardown clean
+.PHONY: help history lab lab-vm lab-vm-up lab-vm-image lab-vm-down vm-lab-test lab-compare lab-tunnel test deps sources apt venv collection ee lint sanity unit integration molecule teardown clean
 
 help:
 	@echo "make lab       run playbooks/site.yml on the virtual lab: every stage, real traffic, the benchmark and its report"
 	@echo "               (OVN=source: on OVN built from source, role ovn_build; DATAPATH=dpdk: the DUT on OVS-DPDK)"
 	@echo "make lab-compare  after make lab: compare OVS-DPDK with the userspace datapath (compare.yml), report in results/compare/report"
+	@echo "make history   after make lab (twice or more): the trends of the results database, each change a regression or a progression"
 	@echo "make lab-tunnel   after make lab: the tunnel offload bench (VXLAN: iperf3 through it, frames searched into and out of it), report in results/tunnel"
 	@echo "make lab-vm    three Debian guests under QEMU (inventories/vm): site.yml over SSH on the kernel datapath, real reboot,"
 	@echo "               SR-IOV VFs, vfio-pci, OVN with Geneve, then compare.yml: the kernel datapath with TC, the userspace"
@@ -121,6 +122,12 @@ lab-compare: deps
 	$(BIN)/ansible-playbook -i $(INVENTORY) playbooks/compare.yml -e bench_results_dir=$(COMPARE_RESULTS) \
 	  -e '$(COMPARE_MATRIX)' -e bench_run_suffix=-$$(date -u +%Y%m%dT%H%M%S)
 	@echo "make lab-compare: results in $(COMPARE_RESULTS), the report with the speedup table in $(COMPARE_RESULTS)/report/report.md."
+
+# The trends of the results database after one or more `make lab`: each
+# series of bounds over the runs, grouped by jumpavg, every change a
+# regression or a progression (playbooks/history.yml, docs/results_db.md).
+history: deps
+	$(BIN)/ansible-playbook -i localhost, -c local playbooks/history.yml -e bench_results_dir=$(ROOT)/results -e ansible_python_interpreter=$(BIN)/python
 
 # The tunnel offload bench on the built lab: VXLAN through the DUT's bridge
 # br-tun, the MTU rule checked with packets, iperf3 TCP streams through it,

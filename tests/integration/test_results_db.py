@@ -8,11 +8,14 @@ whose device model is a cliff: every count in the database is compared with the 
 import json
 import multiprocessing
 import os
+import re
 
 import pytest
 
-from ansible_collections.offload.testbed.plugins.module_utils.bench import results_db
-from ansible_collections.offload.testbed.plugins.modules import bench_results_db
+from ansible_collections.offload.testbed.plugins.module_utils.bench import history, results_db
+from ansible_collections.offload.testbed.plugins.modules import bench_history, bench_results_db
+from ansible_collections.offload.testbed.plugins.plugin_utils.bench import results
+from ansible_collections.offload.testbed.tests.support import device_models as dm
 from ansible_collections.offload.testbed.tests.support.postgres import Server, binaries
 from ansible_collections.offload.testbed.tests.unit.plugins.modules.modtest import run_module
 from ansible_collections.offload.testbed.tests.unit.plugins.plugin_utils.bench.test_bench_run import Crash, FakeGenerator, bench
@@ -187,3 +190,45 @@ def test_the_import_module_refuses_a_url_it_cannot_write_to_naming_it_without_it
                                         monkeypatch)
     assert failed and result["msg"].startswith("url: 'mysql://bench:***@db/results' is not a database URL")
     assert "s3cret" not in result["msg"] and "postgresql+psycopg://" in result["msg"]
+
+
+# A bench measured twelve times, the DUT 10 % slower from the seventh run on; each run's capacity within +-0.5 % of its
+# level (the spread a real bench shows between runs), the search's own resolution on top.
+STEP_AT, LEVEL = 6, 200000.0
+WOBBLE = [0.004, -0.003, 0.001, -0.005, 0.002, -0.001, 0.003, -0.004, 0.0, 0.005, -0.002, 0.001]
+
+
+def measured_twelve_times(tmp_path, url, monkeypatch):
+    clock = {"day": 0, "seconds": 0}
+
+    def nightly():
+        clock["seconds"] += 1
+        return "2026-12-%02dT03:%02d:%02dZ" % (clock["day"], clock["seconds"] // 60, clock["seconds"] % 60)
+
+    monkeypatch.setattr(results, "now", nightly)
+    for index, wobble in enumerate(WOBBLE):
+        clock.update(day=index + 1, seconds=0)
+        level = LEVEL * (0.9 if index >= STEP_AT else 1.0)
+        (tmp_path / str(index)).mkdir()
+        run_bench(tmp_path / str(index), url, "nightly-%02d" % index, generator=FakeGenerator(dm.CleanCliff(level * (1 + wobble))),
+                  goals=[{"name": "pdr", "loss_ratio": 0.005}], final_duration=1.0)
+
+
+def test_a_planted_10_percent_step_is_flagged_at_the_step_and_nowhere_else(tmp_path, url, monkeypatch):
+    measured_twelve_times(tmp_path, url, monkeypatch)
+    database = results_db.ResultsDB(url)
+    found = history.trends(database)
+    database.close()
+    assert len(found) == 1 and [run["run_id"] for run in found[0]["runs"]] == ["nightly-%02d" % index for index in range(12)]
+    (change,) = found[0]["changes"]
+    assert (change["kind"], change["run_id"], change["at"]) == ("regression", "nightly-%02d" % STEP_AT, STEP_AT)
+    assert -0.11 < change["change"] < -0.09 and change["spreads"] > 5
+    assert [(stretch["first"], stretch["last"]) for stretch in found[0]["stretches"]] == [(0, STEP_AT - 1), (STEP_AT, 11)]
+
+
+def test_the_history_module_says_the_change_in_one_line(tmp_path, url, monkeypatch):
+    measured_twelve_times(tmp_path, url, monkeypatch)
+    result, failed, _calls = run_module(bench_history.main, {"url": url, "goals": ["pdr"]}, {}, monkeypatch)
+    assert not failed and not result["changed"] and len(result["changes"]) == 1
+    assert result["lines"][0].startswith("dut unknown: routing udp 64 B 1000 flows, pdr: regression at run nightly-06 (2026-12-07T03:00:01Z), ")
+    assert re.search(r"\(-(9\.[5-9]|10\.[0-4]) %, [0-9.]+ times the spread\)$", result["lines"][0]), result["lines"][0]
