@@ -128,6 +128,7 @@ lab-compare: deps
 # regression or a progression (playbooks/history.yml, docs/results_db.md).
 history: deps
 	$(BIN)/ansible-playbook -i localhost, -c local playbooks/history.yml -e bench_results_dir=$(ROOT)/results -e ansible_python_interpreter=$(BIN)/python
+	@echo "make history: the dashboard is $(ROOT)/results/dashboard.html (open it in a browser; docs/dashboard.md)."
 
 # The tunnel offload bench on the built lab: VXLAN through the DUT's bridge
 # br-tun, the MTU rule checked with packets, iperf3 TCP streams through it,
