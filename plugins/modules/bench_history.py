@@ -14,15 +14,18 @@ short_description: The trends of the results database, each change flagged as a 
 version_added: 0.1.0
 description:
   - Reads the results database that M(offload.testbed.trex_bench) writes (or M(offload.testbed.bench_results_db) imported into) and
-    returns one series per DUT host and datapath label, scenario, protocol, frame size, flow count, encapsulation and goal, over
+    returns one series per bench (the family of the runs' bench fingerprint - DUT host, CPU model, each NIC's PCI id and PSID,
+    the generator), datapath label, scenario, protocol, frame size, flow count, encapsulation and goal, over
     the runs in the order they were created; each run's values are the goal's conditional throughput (else its lower bound), one
     per repeat.
   - FD.io CSIT's C(jumpavg) (minimum description length) groups each series into stretches of one normal distribution each;
     each stretch that differs from the one before is a change, a regression (lower) or a progression (higher), given with its
-    size as a fraction of the stretch before and in units of the larger of the two stretches' standard deviations.
+    size as a fraction of the stretch before and in units of the larger of the two stretches' standard deviations, and the
+    fingerprint fields that differ between the run before it and its first run (a firmware, a DOCA, a kernel argument).
   - Reads only; creates and writes nothing.
 extends_documentation_fragment:
   - offload.testbed.module
+  - offload.testbed.trends
 attributes:
   check_mode:
     description: The same reading as without check mode.
@@ -32,17 +35,10 @@ options:
   results_dir:
     description: The results directory whose C(results.db) (SQLite) is read when O(url) is not given.
     type: path
-  url:
-    description: The results database, as an SQLAlchemy URL (C(sqlite:////path/results.db), C(postgresql+psycopg://user:password@host/db)).
-    type: str
   goals:
     description: Only the series of these goals (for example C([pdr])); default every goal.
     type: list
     elements: str
-requirements:
-  - SQLAlchemy >= 2
-  - jumpavg >= 0.4
-  - psycopg >= 3.1 (PostgreSQL only)
 """
 
 EXAMPLES = r"""
@@ -65,8 +61,9 @@ url:
   type: str
 series:
   description:
-    - One per series, with its key (C(dut_host), C(datapath), C(scenario), C(protocol), C(frame_size), C(flows), C(encapsulation),
-      C(goal)), C(runs) (each C(run), C(run_id), C(created), C(values)), C(stretches) (C(first) and C(last) run index, C(runs),
+    - One per series, with its key (C(family), the fingerprint family's id, C(dut_host), C(datapath), C(scenario), C(protocol),
+      C(frame_size), C(flows), C(encapsulation), C(goal)), C(runs) (each C(run), C(run_id), C(created), C(values), C(fingerprint)),
+      C(stretches) (C(first) and C(last) run index, C(runs),
       C(avg), C(stdev), C(kind)) and C(changes).
   returned: always
   type: list
@@ -74,7 +71,8 @@ series:
 changes:
   description: Every change of every series, each with the series' key, C(run_id) and C(created) of its first run, C(kind)
     (C(regression) or C(progression)), C(before), C(after), C(change) (a fraction) and C(spreads) (the change over the larger
-    standard deviation of the two stretches; null when neither varies).
+    standard deviation of the two stretches; null when neither varies), and C(with), the bench fingerprint fields that differ
+    between the run before the change and its first run.
   returned: always
   type: list
   elements: dict
@@ -84,38 +82,14 @@ lines:
   type: list
   elements: str
   sample:
-    - "lab-dut netdev: routing udp 64 B 100 flows, pdr: regression at run netdev-routing-udp-7 (2026-12-05T12:00:07Z),
-      200000.0 -> 180000.0 (-10.0 %, 35.2 times the spread)"
+    - "lab-dut netdev (bench 3f2a9c1e): routing udp 64 B 100 flows, pdr: regression at run netdev-routing-udp-7 (2026-12-05T12:00:07Z),
+      200000.0 -> 180000.0 (-10.0 %, 35.2 times the spread); the bench changed with it: nics.ens1f0np0.firmware"
 """
 
-import os
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
-from ansible_collections.offload.testbed.plugins.module_utils.bench import history, results_db
-
-
-def where(module):
-    """The database's URL, or the reason there is none to read."""
-    params = module.params
-    if params["url"]:
-        return results_db.url_error("url", params["url"]), params["url"]
-    if not params["results_dir"]:
-        return "give results_dir (its results.db is read) or url (the results database)", None
-    url = results_db.sqlite_url(params["results_dir"])
-    if not os.path.exists(results_db.sqlite_file(url)):
-        return ("results_dir: %s has no results database (results.db); run the bench there (trex_bench writes it) or import its "
-                "files with offload.testbed.bench_results_db" % params["results_dir"]), url
-    return None, url
-
-
-def read(url, goals):
-    database = results_db.ResultsDB(url, create=False)
-    try:
-        found = history.trends(database)
-    finally:
-        database.close()
-    return [series for series in found if not goals or series["goal"] in goals]
+from ansible_collections.offload.testbed.plugins.module_utils.bench import history, results_db, results_source
 
 
 def main():
@@ -123,15 +97,14 @@ def main():
         argument_spec={"results_dir": {"type": "path"}, "url": {"type": "str", "no_log": True}, "goals": {"type": "list", "elements": "str"}},
         supports_check_mode=True,
     )
-    for name, present, error in (("SQLAlchemy", results_db.HAS_SQLALCHEMY, results_db.SQLALCHEMY_ERROR),
-                                 ("jumpavg", history.HAS_JUMPAVG, history.JUMPAVG_ERROR)):
-        if not present:
-            module.fail_json(msg=missing_required_lib(name), exception=error)
-    error, url = where(module)
+    for name, error in results_source.missing():
+        module.fail_json(msg=missing_required_lib(name), exception=error)
+    error, url = results_source.where(module.params)
     if error:
         module.fail_json(msg=error)
     try:
-        series = read(url, module.params["goals"])
+        with results_source.opened(url) as database:
+            series = results_source.trends(database, module.params["goals"])
     except results_db.ResultsDBError as failure:
         module.fail_json(msg=str(failure), exception=traceback.format_exc())
     changes = [dict(dict((name, item[name]) for name in history.KEY), **change) for item in series for change in item["changes"]]

@@ -14,16 +14,13 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import html
-import json
 import re
 
-from ansible_collections.offload.testbed.plugins.module_utils.bench import history, results_db, results_source
+from ansible_collections.offload.testbed.plugins.module_utils.bench import fingerprint, history, results_db, results_source
 from ansible_collections.offload.testbed.plugins.module_utils.bench import dashboard_svg as svg
 
 # the runs the fingerprints table shows, the latest
 FINGERPRINT_RUNS = 8
-# a run without a bench fingerprint: these of its conditions (metadata.dut_system) stand for one
-DUT_SYSTEM_FIELDS = ("kernel", "cmdline", "ovs_version", "ovn_version")
 ABSENT = "-"
 # a series' latest run is beyond the spread when it differs from the run before by more than this many spreads (two runs
 # of one normal distribution differ by more than twice its deviation about one time in six)
@@ -65,43 +62,18 @@ svg.trend g.progression text.marker{fill:#2e7d32;font-weight:bold}
 """.strip()
 
 
-def fingerprint_of(row):
-    """A run's fingerprint as flat dotted names to texts: its ``bench_fingerprint`` when the database has that column and
-    the run one, else the DUT's kernel, command line, Open vSwitch and OVN versions from its conditions."""
-    found = row.get("bench_fingerprint")
-    if isinstance(found, str):
-        found = json.loads(found)
-    if not found:
-        system = (row.get("conditions") or {}).get("dut_system") or {}
-        found = dict((name, system[name]) for name in DUT_SYSTEM_FIELDS if system.get(name) is not None)
-    return flattened(found)
-
-
-def flattened(mapping, prefix=""):
-    """``{"nics": {"ens1f0np0": {"firmware": "26.41"}}}`` as ``{"nics.ens1f0np0.firmware": "26.41"}``."""
-    flat = {}
-    for name, value in mapping.items():
-        if isinstance(value, dict):
-            flat.update(flattened(value, "%s%s." % (prefix, name)))
-        else:
-            flat[prefix + str(name)] = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
-    return flat
-
-
 def runs_of(database):
     """Every run in the order created, each with its DUT host and fingerprint (a database without the column, from before
     runs had one, is read without it)."""
     sa, runs = results_db.sa, database.tables["runs"]
-    columns = [runs.c.run, runs.c.run_id, runs.c.datapath, runs.c.status, runs.c.created, runs.c.updated, runs.c.conditions]
-    if getattr(runs.c, "bench_fingerprint", None) is not None and "bench_fingerprint" not in getattr(database, "missing", ()):
-        columns.append(runs.c.bench_fingerprint)
+    columns = [runs.c.run, runs.c.run_id, runs.c.datapath, runs.c.status, runs.c.created, runs.c.updated, runs.c.conditions,
+               runs.c.generator, history.fingerprint_column(database)]
     with database.engine.connect() as connection:
         found = [dict(row._mapping) for row in connection.execute(sa.select(*columns).order_by(runs.c.created, runs.c.run))]
     for run in found:
-        run["fingerprint"] = fingerprint_of(run)
         conditions = run.pop("conditions") or {}
+        run["fingerprint"] = fingerprint.of_columns(run.pop("bench_fingerprint"), conditions, run.pop("generator"), run["datapath"])
         run["dut_host"] = conditions.get("dut_host") or conditions.get("inventory_hostname")
-        run.pop("bench_fingerprint", None)
     return found
 
 

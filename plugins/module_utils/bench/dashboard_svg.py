@@ -34,7 +34,7 @@ def value_range(series):
     """The y axis' low and high: every value and stretch average, with a margin (a flat series gets one too)."""
     found = [value for run in series["runs"] for value in run["values"]] + [stretch["avg"] for stretch in series["stretches"]]
     low, high = min(found), max(found)
-    margin = (high - low) * 0.08 or abs(high) * 0.01 or 1.0
+    margin = (high - low) * 0.08 or abs(high) * 0.05 or 1.0
     return low - margin, high + margin
 
 

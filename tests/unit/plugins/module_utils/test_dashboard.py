@@ -2,7 +2,6 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The dashboard's page from data as ``dashboard.read`` returns it, without a database: escaping, the same bytes twice,
 the change markers, the comparisons and the fingerprints' highlight."""
-import json
 import re
 
 from ansible_collections.offload.testbed.plugins.module_utils.bench import dashboard
@@ -100,15 +99,10 @@ def test_the_fingerprint_cell_that_differs_from_the_run_before_is_highlighted():
     assert found.count("<tr>") == 3 and "<th>nightly-09 (2026-12-10T03:00:00Z)</th>" in found
 
 
-def test_a_run_without_a_fingerprint_highlights_nothing_and_the_conditions_stand_for_one():
+def test_a_run_without_a_fingerprint_highlights_nothing():
     runs = [dict(a_run(0, "6.1.0-28-amd64"), fingerprint={}), a_run(1, "6.1.0-29-amd64")]
     assert [differs for _run, _before, differs in dashboard.fingerprint_columns(runs)] == [set(), set()]
     assert 'class="value absent"' in dashboard.fingerprints_section(runs)
-    conditions = {"dut_host": "lab-dut", "dut_system": {"kernel": "6.1.0-28-amd64", "cmdline": "quiet", "ovs_version": None, "hostname": "x"}}
-    assert dashboard.fingerprint_of({"conditions": conditions}) == {"kernel": "6.1.0-28-amd64", "cmdline": "quiet"}
-    recorded = {"kernel": "6.1.0-29-amd64", "nics": {"ens1f0np0": {"firmware": "26.41.1000", "numa": 0}}}
-    assert dashboard.fingerprint_of({"conditions": conditions, "bench_fingerprint": json.dumps(recorded)}) == {
-        "kernel": "6.1.0-29-amd64", "nics.ens1f0np0.firmware": "26.41.1000", "nics.ens1f0np0.numa": "0"}
 
 
 def test_an_empty_store_is_a_page_that_says_so():
