@@ -70,8 +70,20 @@ options:
         C(netdev-emc)); the last is the baseline. The speedup tables show each label / B of the latest run of each label (the medians
         of their repeats); with more than two labels, one table of every label over B comes first.
       - The labels must differ; a label compared with itself is refused.
+      - The runs compared must have one bench fingerprint (C(bench_fingerprint) of each results file, what C(dut_health) read on
+        the DUT when the run started), the datapath's fields aside (C(datapath), C(ovs_other_config.*), C(dpdk_version),
+        C(pmd_cpus), C(hw_tc_offload.*)). A difference in any other field (a firmware, a kernel, a NIC, isolated CPUs, hugepages,
+        the generator) is refused before anything is written, naming every such field with both values; O(compare_accept)
+        accepts named ones.
     type: list
     elements: str
+  compare_accept:
+    description:
+      - Fingerprint fields the compared runs may differ in besides the datapath's, as the refusal names them (for example
+        C([nics.ens1f0np0.firmware]) for a comparison that is about a firmware update).
+    type: list
+    elements: str
+    default: []
   compare_goal:
     description: Goal whose lower bounds (medians over the repeats) the speedup table divides.
     type: str
@@ -148,6 +160,7 @@ import json
 import os
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+from ansible_collections.offload.testbed.plugins.module_utils.bench import fingerprint
 from ansible_collections.offload.testbed.plugins.module_utils.bench.report import tables as report
 from ansible_collections.offload.testbed.plugins.module_utils.bench.report.draw import HAS_MATPLOTLIB, MATPLOTLIB_ERROR, plots
 from ansible_collections.offload.testbed.plugins.module_utils.bench.report.render import markdown, to_html
@@ -203,6 +216,7 @@ def main():
             "output_dir": {"type": "path"},
             "compare": {"type": "list", "elements": "str"},
             "compare_goal": {"type": "str", "default": "pdr"},
+            "compare_accept": {"type": "list", "elements": "str", "default": []},
             "title": {"type": "str", "default": "offload.testbed benchmark"},
             "plots": {"type": "bool", "default": True},
         },
@@ -221,6 +235,11 @@ def main():
     ran = os.path.isdir(params["results_dir"])
     documents, skipped = read_documents(params["results_dir"]) if ran else ([], [])
     rows = report.rows_of(documents)
+    compared = report.shown_documents(documents, rows) if params["compare"] else []
+    refusal = compared and fingerprint.compare_refusal(compared, params["compare"], params["compare_accept"])
+    if refusal:
+        module.fail_json(msg=refusal)
+    unchecked = fingerprint.unrecorded(compared, params["compare"] or [])
     images = plots(report.shown_documents(documents, rows), rows) if params["plots"] and rows else {}
     tables, entries = report.tables_of(documents, params["compare"], params["compare_goal"], [(caption, name) for name, (caption, _data) in images.items()])
     files = {
@@ -236,8 +255,12 @@ def main():
     for name, data in sorted(files.items()):
         changed = write_if_changed(os.path.join(output_dir, name), data, module.check_mode) or changed
     result = {"changed": changed, "files": [os.path.join(output_dir, name) for name in sorted(files)], "runs": len(documents), "speedups": entries}
-    if skipped:
-        result["warnings"] = ["skipped unreadable result file %s" % item for item in skipped]
+    result["warnings"] = ["skipped unreadable result file %s" % item for item in skipped]
+    if unchecked:
+        result["warnings"].append("compare: some of the compared runs did not record %s; the comparison could not check them (set "
+                                  "bench_dut_interfaces for the NICs)" % ", ".join(unchecked))
+    if not result["warnings"]:
+        del result["warnings"]
     if not ran:
         result["msg"] = ("check mode: %s does not exist yet (no benchmark has written results there); the report would be written to %s: %s"
                          % (params["results_dir"], output_dir, ", ".join(sorted(files))))

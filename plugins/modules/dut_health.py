@@ -71,7 +71,8 @@ options:
     type: str
     default: dpif-netdev/pmd-stats-show
   system:
-    description: Also return RV(system) (kernel, its command line, OVS and OVN versions, hw-tc-offload of the kernel datapath's ports).
+    description: Also return RV(system) (kernel, its command line, OVS, OVN and DPDK versions, hw-tc-offload of the kernel datapath's
+      ports, CPU model, isolated CPUs, hugepages, PMD cores and their NUMA nodes, DOCA packages, what the bench fingerprint records).
     type: bool
     default: false
   interfaces:
@@ -146,11 +147,18 @@ system:
     of type system of the bridges whose C(datapath_type) is system or unset, the PF and the representors) its C(hw-tc-offload) from
     C(ethtool -k) (true, false, or null when ethtool lists none), without which C(hw-offload) keeps the flows in software
     (empty when hw-offload is off),
-    and C(nics), per interface of O(interfaces) the C(driver), C(version), C(firmware_version), C(psid) and C(bus_info)).
+    C(nics), per interface of O(interfaces) the C(driver), C(version), C(firmware_version), C(psid) and C(bus_info) of C(ethtool -i)
+    and its device's C(numa_node), C(pci_id) and C(pci_subsystem) (vendor and device ids) from sysfs,
+    and for the bench fingerprint C(cpu_model) (C(/proc/cpuinfo)), C(isolated_cpus) (C(/sys/devices/system/cpu/isolated)),
+    C(hugepages) (pages reserved per size), C(dpdk_version) (of the C(Open_vSwitch) record, C(none) without DPDK),
+    C(doca_packages) (the installed DOCA-Host and MLNX_OFED packages and their versions) and C(pmd_cpus) (each PMD core and its
+    NUMA node, from the PMD statistics, else the PMD threads' CPUs)).
   returned: when O(system=true)
   type: dict
   sample: {"hostname": "dut01", "kernel": "6.1.0-18-amd64", "cmdline": "BOOT_IMAGE=... isolcpus=2-15", "ovs_version": "ovs-vswitchd (Open vSwitch) 3.1.0",
-           "ovs_other_config": {"hw-offload": "true"}, "hw_tc_offload": {"ens1f0np0": true, "ens1f0npf0vf0": true}}
+           "ovs_other_config": {"hw-offload": "true"}, "hw_tc_offload": {"ens1f0np0": true, "ens1f0npf0vf0": true},
+           "cpu_model": "Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz", "isolated_cpus": "2-15", "hugepages": {"2048kB": 1024},
+           "dpdk_version": "none", "doca_packages": {}, "pmd_cpus": {"2": 0}}
 pmd:
   description:
     - PMD statistics per thread (C(main), C(pmd<core>)), keys as printed with C(_) for spaces; a PMD thread has C(numa) and
@@ -222,6 +230,7 @@ from ansible_collections.offload.testbed.plugins.module_utils.host import valida
 from ansible_collections.offload.testbed.plugins.module_utils.bench.health import (
     hw_offload_on, is_kernel_datapath, kernel_datapath_ports, offloaded_summary, parse_pmd_stats_show, pmd_stats_command_error,
     parse_proc_stat, parse_task_stat)
+from ansible_collections.offload.testbed.plugins.module_utils.bench import bench_host
 from ansible_collections.offload.testbed.plugins.module_utils.bench.offload_facts import flow_counters
 from ansible_collections.offload.testbed.plugins.module_utils.parse.ovsdb import parse_table, switch_model
 from ansible_collections.offload.testbed.plugins.module_utils.parse.ethtool import parse_ethtool_features, parse_ethtool_info
@@ -339,6 +348,14 @@ def ovs_other_config(runner):
     return value if isinstance(value, dict) else None
 
 
+def dpdk_version(runner):
+    """The Open_vSwitch record's dpdk_version (``DPDK 22.11.4``; ``none`` from an ovs-vswitchd built without DPDK), None
+    when unreadable or unset."""
+    rows = vsctl_rows(runner, "Open_vSwitch", "dpdk_version")
+    value = rows[0].get("dpdk_version") if rows else None
+    return value if isinstance(value, str) and value else None
+
+
 def every_flow_wanted(runner, all_flows):
     """``all_flows`` when given; unset, whether Open vSwitch puts its flows in TC: ``other_config:hw-offload`` true and a
     bridge on the kernel datapath. Its TC flows not in hardware are not in ``type=offloaded``, and the kernel datapath
@@ -373,17 +390,13 @@ def kernel_datapath_hw_tc_offload(runner):
 
 
 def system_info(runner, interfaces):
-    info = {"hostname": os.uname()[1], "kernel": os.uname()[2], "cmdline": None}
-    try:
-        with open("/proc/cmdline") as handle:
-            info["cmdline"] = handle.read().strip()
-    except OSError:
-        pass
+    info = dict(bench_host.system_facts(), hostname=os.uname()[1], kernel=os.uname()[2], cmdline=bench_host.read_value(PROC, "cmdline"))
+    info["doca_packages"] = bench_host.package_versions(runner)
     info["ovs_version"] = first_line(runner, ["ovs-vswitchd", "--version"])
     # The ovn-controller that runs answers for itself (an OVN built from source may not be the one on PATH).
     info["ovn_version"] = (first_line(runner, ["ovn-appctl", "-t", "ovn-controller", "version"])
                            or first_line(runner, ["ovn-controller", "--version"]))
-    info["ovs_other_config"] = ovs_other_config(runner)
+    info["ovs_other_config"], info["dpdk_version"] = ovs_other_config(runner), dpdk_version(runner)
     # Only hw-offload makes Open vSwitch offload through TC: the ports are read then.
     info["hw_tc_offload"] = kernel_datapath_hw_tc_offload(runner) if hw_offload_on(info["ovs_other_config"]) else {}
     info["nics"] = {}
@@ -394,7 +407,7 @@ def system_info(runner, interfaces):
         rc, out, err = runner.read([ethtool, "-i", iface], check_rc=False)
         if rc != 0:
             runner.fail("interfaces: ethtool -i %s failed: %s" % (iface, err.strip()))
-        info["nics"][iface] = parse_ethtool_info(out)
+        info["nics"][iface] = dict(parse_ethtool_info(out), **bench_host.nic_device(iface))
     return info
 
 
@@ -455,6 +468,8 @@ def main():
             else:
                 result["warnings"].append("ovs-appctl %s failed: %s" % (params["pmd_stats_command"], err.strip()))
     result["cpu"] = read_cpu(result["pid"])
+    if result["system"] is not None:
+        result["system"]["pmd_cpus"] = bench_host.pmd_cores(result["pmd"], result["cpu"]["pmd_threads"])
     if not result["warnings"]:
         del result["warnings"]
     module.exit_json(**result)

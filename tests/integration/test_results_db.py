@@ -198,7 +198,13 @@ STEP_AT, LEVEL = 6, 200000.0
 WOBBLE = [0.004, -0.003, 0.001, -0.005, 0.002, -0.001, 0.003, -0.004, 0.0, 0.005, -0.002, 0.001]
 
 
-def measured_twelve_times(tmp_path, url, monkeypatch):
+def nic(firmware="26.41.1000", psid="MT_0000000531"):
+    """What dut_health reads of the DUT: one ConnectX-6 Lx port (the reference bench's PSID) at a firmware."""
+    port = {"driver": "mlx5_core", "firmware_version": firmware, "psid": psid, "pci_id": "15b3:101f", "numa_node": 0}
+    return {"kernel": "6.1.0-28-amd64", "nics": {"ens1f0np0": port}}
+
+
+def measured_twelve_times(tmp_path, url, monkeypatch, system_of=lambda index: None):
     clock = {"day": 0, "seconds": 0}
 
     def nightly():
@@ -211,7 +217,7 @@ def measured_twelve_times(tmp_path, url, monkeypatch):
         level = LEVEL * (0.9 if index >= STEP_AT else 1.0)
         (tmp_path / str(index)).mkdir()
         run_bench(tmp_path / str(index), url, "nightly-%02d" % index, generator=FakeGenerator(dm.CleanCliff(level * (1 + wobble))),
-                  goals=[{"name": "pdr", "loss_ratio": 0.005}], final_duration=1.0)
+                  goals=[{"name": "pdr", "loss_ratio": 0.005}], final_duration=1.0, system=system_of(index))
 
 
 def test_a_planted_10_percent_step_is_flagged_at_the_step_and_nowhere_else(tmp_path, url, monkeypatch):
@@ -230,5 +236,48 @@ def test_the_history_module_says_the_change_in_one_line(tmp_path, url, monkeypat
     measured_twelve_times(tmp_path, url, monkeypatch)
     result, failed, _calls = run_module(bench_history.main, {"url": url, "goals": ["pdr"]}, {}, monkeypatch)
     assert not failed and not result["changed"] and len(result["changes"]) == 1
-    assert result["lines"][0].startswith("dut unknown: routing udp 64 B 1000 flows, pdr: regression at run nightly-06 (2026-12-07T03:00:01Z), ")
+    assert re.match(r"dut unknown \(bench [0-9a-f]{8}\): routing udp 64 B 1000 flows, pdr: regression at run nightly-06 \(2026-12-07T03:00:01Z\), ",
+                    result["lines"][0]), result["lines"][0]
     assert re.search(r"\(-(9\.[5-9]|10\.[0-4]) %, [0-9.]+ times the spread\)$", result["lines"][0]), result["lines"][0]
+
+
+def test_the_step_names_the_firmware_update_that_came_with_it_and_the_series_goes_on(tmp_path, url, monkeypatch):
+    """A firmware update is in the bench's family (the same NIC): one series, and its change says what else changed."""
+    measured_twelve_times(tmp_path, url, monkeypatch, lambda index: nic("26.43.2026" if index >= STEP_AT else "26.41.1000"))
+    result, failed, _calls = run_module(bench_history.main, {"url": url, "goals": ["pdr"]}, {}, monkeypatch)
+    assert not failed and len(result["series"]) == 1
+    (change,) = result["changes"]
+    assert change["run_id"] == "nightly-%02d" % STEP_AT and change["with"] == ["nics.ens1f0np0.firmware"]
+    assert result["lines"][0].endswith("; the bench changed with it: nics.ens1f0np0.firmware")
+
+
+def test_another_nic_is_another_bench_and_its_runs_another_series(tmp_path, url, monkeypatch):
+    """Another card (another PSID) from the step on: two families, two series, and neither has a change."""
+    measured_twelve_times(tmp_path, url, monkeypatch, lambda index: nic(psid="MT_0000000532" if index >= STEP_AT else "MT_0000000531"))
+    database = results_db.ResultsDB(url)
+    found = history.trends(database)
+    database.close()
+    assert sorted(len(series["runs"]) for series in found) == [STEP_AT, 12 - STEP_AT] and len({series["family"] for series in found}) == 2
+    assert [series["changes"] for series in found] == [[], []]
+
+
+def test_a_database_of_the_earlier_tables_is_read_as_it_is_and_gains_the_fingerprint_columns_when_written(tmp_path, url):
+    run_bench(tmp_path, url, "before-fingerprints", system=nic())
+    database = results_db.ResultsDB(url)
+    with database.engine.begin() as connection:
+        connection.execute(results_db.sa.text("DROP INDEX ix_runs_bench_family"))
+        for column in ("bench_fingerprint", "bench_family"):
+            connection.execute(results_db.sa.text("ALTER TABLE runs DROP COLUMN %s" % column))
+    database.close()
+    reader = results_db.ResultsDB(url, create=False)
+    assert reader.missing == {"bench_fingerprint", "bench_family"}
+    found = history.trends(reader)
+    assert found and [series["runs"][0]["fingerprint"]["nics.ens1f0np0.psid"] for series in found] == ["MT_0000000531"] * len(found)
+    reader.close()
+    writer = results_db.ResultsDB(url)
+    assert writer.missing == set()
+    writer.store(json.loads((tmp_path / "before-fingerprints.json").read_text()))
+    with writer.engine.connect() as connection:
+        (row,) = connection.execute(results_db.sa.select(writer.tables["runs"].c.bench_fingerprint)).all()
+    writer.close()
+    assert row[0]["nics.ens1f0np0.firmware"] == "26.41.1000"

@@ -22,16 +22,23 @@ try:
 except ImportError:  # told by the module when asked for a trend
     jumpavg, HAS_JUMPAVG, JUMPAVG_ERROR = None, False, traceback.format_exc()
 
-from ansible_collections.offload.testbed.plugins.module_utils.bench import results_db
+from ansible_collections.offload.testbed.plugins.module_utils.bench import fingerprint, results_db
 
-KEY = ("dut_host", "datapath", "scenario", "protocol", "frame_size", "flows", "encapsulation", "goal")
+KEY = ("family", "dut_host", "datapath", "scenario", "protocol", "frame_size", "flows", "encapsulation", "goal")
+
+
+def fingerprint_column(database):
+    """The runs' recorded fingerprints, or nulls from a database written before they were (computed from the rest)."""
+    runs = database.tables["runs"]
+    return runs.c.bench_fingerprint if "bench_fingerprint" not in database.missing else results_db.sa.null().label("bench_fingerprint")
 
 
 def points(database):
     """Every goal of every search, one dict per (run, search, goal), in the order of the runs' creation."""
     sa, tables = results_db.sa, database.tables
     runs, searches, goals = tables["runs"], tables["searches"], tables["goals"]
-    query = (sa.select(runs.c.run, runs.c.run_id, runs.c.created, runs.c.datapath, runs.c.conditions, searches.c.scenario,
+    query = (sa.select(runs.c.run, runs.c.run_id, runs.c.created, runs.c.datapath, runs.c.conditions, runs.c.generator,
+                       fingerprint_column(database), searches.c.scenario,
                        searches.c.protocol, searches.c.frame_size, searches.c.flows, searches.c.encapsulation, goals.c.goal,
                        goals.c.conditional_throughput, goals.c.lower_bound)
              .select_from(runs.join(searches, searches.c.run == runs.c.run)
@@ -42,17 +49,21 @@ def points(database):
     for point in found:
         conditions = point.pop("conditions") or {}
         point["dut_host"] = conditions.get("dut_host") or conditions.get("inventory_hostname")
+        point["fingerprint"] = fingerprint.of_columns(point.pop("bench_fingerprint"), conditions, point.pop("generator"), point["datapath"])
+        point["family"] = fingerprint.family(point["fingerprint"])[1]
         point["value"] = point["conditional_throughput"] if point["conditional_throughput"] is not None else point["lower_bound"]
     return [point for point in found if point["value"] is not None]
 
 
 def series_of(found):
-    """The points grouped into series (``KEY``), each a list of runs in order with their values (one per repeat)."""
+    """The points grouped into series (``KEY``: one fingerprint family), each a list of runs in order with their values
+    (one per repeat) and fingerprints."""
     series = {}
     for point in found:
         runs = series.setdefault(tuple(point[name] for name in KEY), [])
         if not runs or runs[-1]["run"] != point["run"]:
-            runs.append({"run": point["run"], "run_id": point["run_id"], "created": point["created"], "values": []})
+            runs.append({"run": point["run"], "run_id": point["run_id"], "created": point["created"], "values": [],
+                         "fingerprint": point["fingerprint"]})
         runs[-1]["values"].append(point["value"])
     return [dict(zip(KEY, key), runs=runs) for key, runs in series.items()]
 
@@ -77,7 +88,9 @@ def changes(runs, groups):
         found.append({"run": runs[after["first"]]["run"], "run_id": after["first_run_id"], "created": runs[after["first"]]["created"],
                       "at": after["first"], "kind": "regression" if delta < 0 else "progression", "before": before["avg"],
                       "after": after["avg"], "change": delta / before["avg"] if before["avg"] else None,
-                      "spreads": abs(delta) / spread if spread else None})
+                      "spreads": abs(delta) / spread if spread else None,
+                      "with": [field for field, _before, _after in fingerprint.differences(
+                          runs[after["first"] - 1]["fingerprint"], runs[after["first"]]["fingerprint"])]})
     return found
 
 
@@ -91,17 +104,18 @@ def trends(database):
 
 
 def series_name(series):
-    """``lab-dut netdev: routing udp 64 B 100 flows, pdr``."""
-    return "%s %s: %s %s %s B %s flows%s, %s" % (
-        series["dut_host"], series["datapath"], series["scenario"], series["protocol"], series["frame_size"], series["flows"],
+    """``lab-dut netdev (bench 3f2a9c1e): routing udp 64 B 100 flows, pdr``: the bench is the fingerprint family."""
+    return "%s %s (bench %s): %s %s %s B %s flows%s, %s" % (
+        series["dut_host"], series["datapath"], series["family"], series["scenario"], series["protocol"], series["frame_size"], series["flows"],
         " in %s" % series["encapsulation"] if series["encapsulation"] else "", series["goal"])
 
 
 def change_line(series, change):
-    """One line for a change, as ``make history`` prints it."""
-    return "%s: %s at run %s (%s), %.1f -> %.1f (%+.1f %%%s)" % (
+    """One line for a change, as ``make history`` prints it, with the fingerprint fields that changed with it."""
+    return "%s: %s at run %s (%s), %.1f -> %.1f (%+.1f %%%s)%s" % (
         series_name(series), change["kind"], change["run_id"], change["created"], change["before"], change["after"],
-        100.0 * (change["change"] or 0.0), ", %.1f times the spread" % change["spreads"] if change["spreads"] is not None else ", no spread measured")
+        100.0 * (change["change"] or 0.0), ", %.1f times the spread" % change["spreads"] if change["spreads"] is not None else ", no spread measured",
+        "; the bench changed with it: %s" % ", ".join(change["with"]) if change.get("with") else "")
 
 
 def steady_line(series):

@@ -30,6 +30,8 @@ try:
 except ImportError:  # a controller without it: told when a database is asked for
     sa, HAS_SQLALCHEMY, SQLALCHEMY_ERROR = None, False, traceback.format_exc()
 
+from ansible_collections.offload.testbed.plugins.module_utils.bench import fingerprint
+
 DB_NAME = "results.db"
 URL_RE = re.compile(r"^(sqlite|postgresql)(\+[a-z0-9]+)?://")
 _PASSWORD_RE = re.compile(r"(://[^:/@]*:)[^/]*@")
@@ -77,7 +79,8 @@ def _schema(metadata):
     sa.Table("runs", metadata, sa.Column("run", text, primary_key=True), sa.Column("run_id", text, index=True),
              sa.Column("results_file", sa.Text), sa.Column("datapath", text), sa.Column("status", text), sa.Column("created", text), sa.Column("updated", text),
              sa.Column("schema_version", integer), sa.Column("fingerprint", text), sa.Column("resumed", integer),
-             sa.Column("generator", sa.JSON), sa.Column("conditions", sa.JSON), sa.Column("error", sa.Text))
+             sa.Column("generator", sa.JSON), sa.Column("conditions", sa.JSON), sa.Column("error", sa.Text),
+             sa.Column("bench_fingerprint", sa.JSON), sa.Column("bench_family", text, index=True))
     sa.Table("searches", metadata, *keyed(), sa.Column("repeat", integer), sa.Column("scenario", text),
              sa.Column("protocol", text), sa.Column("frame_size", text), sa.Column("flows", integer), sa.Column("encapsulation", text),
              sa.Column("status", text), sa.Column("profile", sa.JSON))
@@ -99,7 +102,8 @@ def _run_row(document, path):
             "datapath": document.get("datapath"), "status": document.get("status"), "created": document.get("created"), "updated": document.get("updated"),
             "schema_version": document.get("schema_version"), "fingerprint": document.get("fingerprint"),
             "resumed": document.get("resumed", 0), "generator": document.get("generator"), "conditions": document.get("metadata"),
-            "error": document.get("error")}
+            "error": document.get("error"), "bench_fingerprint": fingerprint.recorded(document),
+            "bench_family": fingerprint.family(fingerprint.recorded(document))[1]}
 
 
 def _search_row(run, index, entry):
@@ -177,6 +181,7 @@ class ResultsDB:
             self.created = sa.inspect(self.engine).has_table("runs")
             if create and not self.created:
                 self._create()
+            self.missing = self._missing_columns(create)
         except (sa.exc.SQLAlchemyError, ImportError, OSError) as error:
             raise ResultsDBError("results database %s: %s" % (self.shown, _first_line(error)))
 
@@ -189,6 +194,20 @@ class ResultsDB:
             if not sa.inspect(self.engine).has_table("latency_points"):
                 raise
         self.created = True
+
+    def _missing_columns(self, add):
+        """The runs table's columns a database written by an earlier version lacks; added (nullable, no data changed)
+        when writing, else left for the readers to do without."""
+        if not self.created:
+            return set()
+        present = set(column["name"] for column in sa.inspect(self.engine).get_columns("runs"))
+        missing = [column for column in self.tables["runs"].columns if column.name not in present]
+        if add and missing:
+            with self.engine.begin() as connection:
+                for column in missing:
+                    connection.execute(sa.text("ALTER TABLE runs ADD COLUMN %s %s" % (column.name, column.type.compile(dialect=self.engine.dialect))))
+            return set()
+        return set(column.name for column in missing)
 
     @staticmethod
     def _engine(url):

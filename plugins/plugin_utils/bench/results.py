@@ -175,7 +175,7 @@ class Store:
         document["status"] = "running"
         document["error"] = None
         document.pop("error_detail", None)
-        document.update({key: value for key, value in header.items() if key in ("metadata", "generator", "search")})
+        document.update({key: value for key, value in header.items() if key in ("metadata", "generator", "search", "bench_fingerprint")})
         return document
 
     def save(self):

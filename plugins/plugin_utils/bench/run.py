@@ -39,6 +39,7 @@ import time
 
 from ansible_collections.offload.testbed.plugins.module_utils.bench import units
 
+from ansible_collections.offload.testbed.plugins.module_utils.bench.fingerprint import fingerprint
 from ansible_collections.offload.testbed.plugins.module_utils.bench.health import compare_health, cpu_use, health_summary
 from ansible_collections.offload.testbed.plugins.module_utils.bench.schema import report_file
 from ansible_collections.offload.testbed.plugins.module_utils.bench.offload_facts import evidence_of, offload_use, rx_queue_use
@@ -54,14 +55,16 @@ from ansible_collections.offload.testbed.plugins.plugin_utils.bench.soak import 
 
 
 def run_header(args, generator_info, dut_host, dut_system):
-    """What the results document records about the run before its first trial."""
-    return {
+    """What the results document records about the run before its first trial, its bench fingerprint included."""
+    header = {
         "datapath": args["datapath"],
         "goals": args["goals"],
         "search": dict(search_settings(args), repeat=args["repeat"], **_line_rate(args)),
         "metadata": dict(args["metadata"], dut_host=dut_host, controller=socket.gethostname(), dut_system=dut_system),
         "generator": generator_info,
     }
+    header["bench_fingerprint"] = fingerprint(header)
+    return header
 
 
 def _line_rate(args):

@@ -20,6 +20,7 @@ from ansible_collections.offload.testbed.plugins.modules import bench_report as 
 from ansible_collections.offload.testbed.plugins.modules import dut_health
 from ansible_collections.offload.testbed.tests.support import device_models as dm
 from ansible_collections.offload.testbed.tests.unit.plugins.modules.modtest import run_module
+from ansible_collections.offload.testbed.tests.unit.plugins.module_utils.tool_fixtures import DOCA_PACKAGES, fixture, system_reads
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
@@ -92,7 +93,7 @@ def as_recorded(trial):
     return dict(trial, achieved_load=trial["offered"] / trial["duration"], generator_limited=False, time="2026-12-01T10:00:00Z")
 
 
-def write_run(directory, datapath, capacity, scenario="routing", protocol="udp", repeats=None):
+def write_run(directory, datapath, capacity, scenario="routing", protocol="udp", repeats=None, system=None):
     """A run as the bench writes it (the store validates every save against the schema): one search per capacity.
 
     ``capacity``: one capacity (one repeat), or a list, one per repeat (``repeats`` of them done: fewer leaves the
@@ -100,7 +101,7 @@ def write_run(directory, datapath, capacity, scenario="routing", protocol="udp",
     """
     capacities = capacity if isinstance(capacity, list) else [capacity]
     header = {"datapath": datapath, "goals": [dict(goal) for goal in DEFAULT_GOALS], "search": dict(SEARCH, repeat=len(capacities)),
-              "metadata": {}, "generator": {"server": "gen", "client": "trex_stl_lib", "ports": [0, 1]}}
+              "metadata": {"dut_system": system} if system else {}, "generator": {"server": "gen", "client": "trex_stl_lib", "ports": [0, 1]}}
     store = br.Store(str(directory), "%s-%s-%s" % (datapath, scenario, protocol), "fp-" + datapath, header)
     results = []
     for repeat, value in enumerate(capacities[:len(capacities) if repeats is None else repeats]):
@@ -174,6 +175,30 @@ def test_bench_report_writes_markdown_html_and_plots_once(tmp_path, monkeypatch)
     assert not failed and again["changed"] is False
 
 
+def dut(firmware, other_config, kernel="6.1.0-28-amd64"):
+    """What dut_health reads on the ConnectX-6 Lx reference bench's DUT (one port), at a firmware and other_config."""
+    return {"kernel": kernel, "cmdline": "BOOT_IMAGE=/vmlinuz isolcpus=2-5", "isolated_cpus": "2-5", "ovs_other_config": other_config,
+            "nics": {"ens1f0np0": {"driver": "mlx5_core", "version": "24.10-1.1.4", "firmware_version": firmware, "psid": "MT_0000000531",
+                                   "bus_info": "0000:3b:00.0", "numa_node": 0, "pci_id": "15b3:101f"}}}
+
+
+def test_a_comparison_of_runs_on_another_firmware_is_refused_naming_every_field_unless_accepted(tmp_path, monkeypatch):
+    """The datapath's own fields (other_config: doca-init, hw-offload) may differ; the firmware and the kernel may not."""
+    write_run(tmp_path, "doca", 12000000.0, system=dut("26.43.2026", {"doca-init": "true", "hw-offload": "true"}, kernel="6.1.0-29-amd64"))
+    write_run(tmp_path, "system", 750000.0, system=dut("26.41.1000", {"hw-offload": "false"}))
+    args = {"results_dir": str(tmp_path), "compare": ["doca", "system"], "plots": False}
+    result, failed, _calls = run_module(report_module.main, args, {}, monkeypatch)
+    assert failed and not (tmp_path / "report").exists()
+    assert result["msg"] == (
+        "compare: the runs of doca and system differ in kernel (6.1.0-29-amd64 against 6.1.0-28-amd64), nics.ens1f0np0.firmware "
+        "(26.43.2026 against 26.41.1000); a comparison needs one bench for every label, the datapath aside. Measure them again on one "
+        "bench, or accept these differences by name with compare_accept: [kernel, nics.ens1f0np0.firmware]")
+    result, failed, _calls = run_module(report_module.main, dict(args, compare_accept=["kernel"]), {}, monkeypatch)
+    assert failed and "nics.ens1f0np0.firmware (26.43.2026 against 26.41.1000)" in result["msg"] and "kernel (" not in result["msg"]
+    result, failed, _calls = run_module(report_module.main, dict(args, compare_accept=["kernel", "nics.ens1f0np0.firmware"]), {}, monkeypatch)
+    assert not failed and len(result["speedups"]) == 1
+
+
 def test_bench_report_refuses_a_bad_compare(tmp_path, monkeypatch):
     result, failed, _calls = run_module(report_module.main, {"results_dir": str(tmp_path), "compare": ["doca"]}, {}, monkeypatch)
     assert failed and "compare: give two or more datapath labels" in result["msg"]
@@ -244,6 +269,7 @@ def test_dut_health_system_reads_the_nic(monkeypatch):
             0, '{"data":[[["map",[["default-datapath-type","netdev"],["emc-insert-inv-prob","0"],["hw-offload","false"]]]]],'
                '"headings":["other_config"]}\n', ""),
     }
+    table.update(system_reads())
     if os.path.isdir("/run/systemd/system"):
         table[("/usr/bin/systemctl", "show", "-p", "NRestarts", "--value", "ovs-vswitchd")] = (0, "0\n", "")
     result, failed, _calls = run_module(dut_health.main, {"system": True, "interfaces": ["ens3f0np0"], "core_dirs": []}, table, monkeypatch)
@@ -252,6 +278,7 @@ def test_dut_health_system_reads_the_nic(monkeypatch):
     assert nic["driver"] == "mlx5_core" and nic["psid"] and nic["firmware_version"]
     assert result["system"]["ovs_version"] == "ovs-vswitchd (Open vSwitch) 3.1.0" and result["system"]["ovn_version"] == "ovn-controller 24.03.8"
     assert result["system"]["ovs_other_config"] == {"default-datapath-type": "netdev", "emc-insert-inv-prob": "0", "hw-offload": "false"}
+    assert result["system"]["dpdk_version"] == "none" and result["system"]["doca_packages"] == {} and result["system"]["pmd_cpus"] == {}
 
 
 def test_dut_health_system_without_a_readable_database(monkeypatch):
@@ -265,12 +292,17 @@ def test_dut_health_system_without_a_readable_database(monkeypatch):
         ("/usr/bin/ovn-controller", "--version"): (1, "", "not found\n"),
         ("/usr/bin/ovs-vsctl", "--timeout=5", "--format=json", "--columns=other_config", "list", "Open_vSwitch"): (
             1, "", "ovs-vsctl: unix:/var/run/openvswitch/db.sock: database connection failed (No such file or directory)\n"),
+        ("/usr/bin/ovs-vsctl", "--timeout=5", "--format=json", "--columns=dpdk_version", "list", "Open_vSwitch"): (
+            1, "", "ovs-vsctl: unix:/var/run/openvswitch/db.sock: database connection failed (No such file or directory)\n"),
+        ("/usr/bin/dpkg-query", "-W", "-f", "${db:Status-Abbrev}\t${Package}\t${Version}\n") + DOCA_PACKAGES: (
+            1, "", fixture("dpkg_query_W_doca_packages_none_debian12.txt")),
     }
     if os.path.isdir("/run/systemd/system"):
         table[("/usr/bin/systemctl", "show", "-p", "NRestarts", "--value", "ovs-vswitchd")] = (0, "0\n", "")
     result, failed, _calls = run_module(dut_health.main, {"system": True, "core_dirs": []}, table, monkeypatch)
     assert not failed, result.get("msg")
     assert result["system"]["ovs_other_config"] is None and result["system"]["ovn_version"] is None
+    assert result["system"]["dpdk_version"] is None and result["system"]["doca_packages"] == {}
 
 
 def test_bench_report_shows_the_latency_trials(tmp_path, monkeypatch):

@@ -20,6 +20,7 @@ import os
 
 from ansible_collections.offload.testbed.plugins.module_utils.prepare import dpdk_devbind
 from ansible_collections.offload.testbed.plugins.module_utils.prepare import hugepages
+from ansible_collections.offload.testbed.plugins.module_utils.bench.bench_host import DOCA_PACKAGES, parse_installed
 from ansible_collections.offload.testbed.plugins.module_utils.bench.health import parse_pmd_stats_show
 from ansible_collections.offload.testbed.plugins.module_utils.parse.devlink import parse_devlink_eswitch, parse_devlink_ports
 from ansible_collections.offload.testbed.plugins.module_utils.parse.ethtool import parse_ethtool_info
@@ -78,6 +79,8 @@ PARSER_OF = {
     'ovs_appctl_pmd_rxq_show_dual_numa.txt': parse_pmd_rxq_show,
     'ovs_appctl_pmd_rxq_show_lab_dpdk_one_pmd.txt': parse_pmd_rxq_show,
     'ovs_appctl_pmd_rxq_show_lab_dpdk_pmd_core0.txt': parse_pmd_rxq_show,
+    # dut_health's bench fingerprint (test_bench_fingerprint.py)
+    'dpkg_query_W_abbrev_package_version_debian12.txt': parse_installed,
 }
 
 # Captured answers that no parser reads: test_testpmd.py replays them as what
@@ -102,6 +105,7 @@ TRANSCRIPTS = {
     'dnf_install_no_match.txt': 'dnf install of a package no repository has',
     'doca_kernel_support_built_single_package.txt': "doca-kernel-support's last line",
     'dpkg_query_W_status_debian12.txt': 'dpkg-query -W of installed and missing packages',
+    'dpkg_query_W_doca_packages_none_debian12.txt': "dpkg-query -W of dut_health's DOCA packages on a host without them (stderr)",
     'ethtool_f_invalid_argument_stderr.txt': 'ethtool -f refused by the driver',
     'ip_j_link_show_no_such_device_stderr.txt': 'ip -j link show of a device that does not exist',
     'ip_link_set_no_such_device_stderr.txt': 'ip link set of a device that does not exist',
@@ -125,3 +129,14 @@ def lab_fixture(name):
     """The text of tests/unit/plugins/modules/fixtures/virtual_lab/NAME."""
     with open(os.path.join(LAB_FIXTURES, name)) as handle:
         return handle.read()
+
+
+def system_reads(bin_dir="/usr/bin"):
+    """What dut_health's ``system`` reads besides the switch's other_config, versions and NICs, answered as on this
+    project's Debian 12 machine: no DOCA package installed, Open vSwitch without DPDK."""
+    return {
+        (bin_dir + "/ovs-vsctl", "--timeout=5", "--format=json", "--columns=dpdk_version", "list", "Open_vSwitch"): (
+            0, fixture("ovs_vsctl_list_open_vswitch_dpdk_version_lab.json"), ""),
+        (bin_dir + "/dpkg-query", "-W", "-f", "${db:Status-Abbrev}\t${Package}\t${Version}\n") + DOCA_PACKAGES: (
+            1, "", fixture("dpkg_query_W_doca_packages_none_debian12.txt")),
+    }

@@ -27,6 +27,7 @@ from ansible_collections.offload.testbed.plugins.module_utils.datapath import ov
 from ansible_collections.offload.testbed.plugins.module_utils.parse.ovsdb import switch_model
 from ansible_collections.offload.testbed.plugins.modules import dut_health, netdev_offloads
 from ansible_collections.offload.testbed.tests.unit.plugins.modules.modtest import run_module
+from ansible_collections.offload.testbed.tests.unit.plugins.module_utils.tool_fixtures import system_reads
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
@@ -153,6 +154,7 @@ def health(monkeypatch, ethtool_k, other_config=OTHER_CONFIG):
              ("/usr/bin/ovn-appctl", "-t", "ovn-controller", "version"): (1, "", "no ovn-controller\n"),
              ("/usr/bin/ovn-controller", "--version"): (1, "", "not found\n"),
              (VSCTL, "--timeout=5", "--format=json", "--columns=other_config", "list", "Open_vSwitch"): (0, other_config, "")}
+    table.update(system_reads())
     for table_name, text in TABLES.items():
         table[(VSCTL, "--timeout=5", "--format=json", "list", table_name)] = (0, text, "")
     for port, text in ethtool_k.items():

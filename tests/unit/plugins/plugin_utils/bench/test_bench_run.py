@@ -99,10 +99,11 @@ def bench_args(tmp_path, **overrides):
     return args
 
 
-def bench(tmp_path, generator, sleeps=None, database=None, **overrides):
-    """A BenchRun on a fresh (or resumed) store (writing ``database`` too when given); returns (run, store)."""
+def bench(tmp_path, generator, sleeps=None, database=None, system=None, **overrides):
+    """A BenchRun on a fresh (or resumed) store (writing ``database`` too when given; ``system`` what dut_health read on the
+    DUT); returns (run, store)."""
     args = bench_args(tmp_path, **overrides)
-    store = Store(str(tmp_path), args["run_id"], fingerprint(args), run_header(args, generator.info(), "dut", None), database=database)
+    store = Store(str(tmp_path), args["run_id"], fingerprint(args), run_header(args, generator.info(), "dut", system), database=database)
     store.save()
     return BenchRun(args, generator, store, sleep=(sleeps.append if sleeps is not None else lambda seconds: None)), store
 
