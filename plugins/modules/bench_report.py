@@ -156,11 +156,10 @@ speedups:
       note: "doca is 16.0x system (14.0x to 18.0x over 5 repeats each): larger than the spread"
 """
 
-import json
 import os
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
-from ansible_collections.offload.testbed.plugins.module_utils.bench import fingerprint
+from ansible_collections.offload.testbed.plugins.module_utils.bench import fingerprint, results_db
 from ansible_collections.offload.testbed.plugins.module_utils.bench.report import tables as report
 from ansible_collections.offload.testbed.plugins.module_utils.bench.report.draw import HAS_MATPLOTLIB, MATPLOTLIB_ERROR, plots
 from ansible_collections.offload.testbed.plugins.module_utils.bench.report.render import markdown, to_html
@@ -168,24 +167,18 @@ from ansible_collections.offload.testbed.plugins.module_utils.bench.schema impor
 
 
 def read_documents(results_dir):
-    documents, skipped = [], []
-    for name in sorted(os.listdir(results_dir)):
-        if not name.endswith(".json"):
-            continue
-        try:
-            with open(os.path.join(results_dir, name)) as handle:
-                document = json.load(handle)
-        except (OSError, ValueError) as error:
-            skipped.append("%s: %s" % (name, error))
-            continue
-        if not isinstance(document, dict) or "searches" not in document or "run_id" not in document:
-            continue
-        if not report.readable(document):
-            skipped.append("%s: schema_version %r, this collection reads %s" % (
-                name, document.get("schema_version"), ", ".join(str(version) for version in READABLE_SCHEMA_VERSIONS)))
-            continue
-        documents.append(document)
-    return documents, skipped
+    """The readable results documents of the directory, and why the others that should be were skipped (a file that is no
+    JSON, a results document of a schema this collection does not read; other JSON files are no results and say nothing)."""
+    found, skipped = results_db.read_dir(results_dir)
+    unreadable = ["%s: %s" % (os.path.basename(item["file"]), item["why"]) for item in skipped if item["why"].startswith(results_db.UNREADABLE)]
+    documents = []
+    for path, document in found:
+        if report.readable(document):
+            documents.append(document)
+        else:
+            unreadable.append("%s: schema_version %r, this collection reads %s" % (
+                os.path.basename(path), document.get("schema_version"), ", ".join(str(version) for version in READABLE_SCHEMA_VERSIONS)))
+    return documents, unreadable
 
 
 def write_if_changed(path, data, check_mode):

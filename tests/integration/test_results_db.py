@@ -122,6 +122,45 @@ def test_a_killed_run_has_every_trial_of_its_file_in_the_database_and_its_resume
     database.close()
 
 
+def stored(database, run):
+    """Every row of one run in the database, per table, each as sorted JSON (comparable whatever the engine's row order)."""
+    found = {}
+    with database.engine.connect() as connection:
+        for name in results_db.TABLES:
+            table = database.tables[name]
+            found[name] = sorted(json.dumps(dict(row._mapping), sort_keys=True) for row in connection.execute(table.select().where(table.c.run == run)))
+    return found
+
+
+def test_a_run_written_trial_by_trial_holds_the_rows_of_its_file_row_for_row(tmp_path, url):
+    """Between its first and last write a run's writes change only the rows that changed: killed at its eighth trial
+    (a search finished, its goals written, the next begun), the database holds exactly the rows of the file."""
+    results = tmp_path / "results"
+    results.mkdir()
+    database, failures = results_db.ResultsDB(url), []
+    write = database.store
+
+    def store_noting_failures(document, path=None):
+        try:
+            return write(document, path)
+        except results_db.ResultsDBError as error:  # the store catches up at its next write: a failure would go unseen
+            failures.append(str(error))
+            raise
+
+    database.store = store_noting_failures
+    run, _store = bench(results, FakeGenerator(crash_at=8), run_id="written-as-it-goes", database=database, frame_sizes=[64, 1518])
+    with pytest.raises(Crash):
+        run.run()
+    assert failures == []
+    path = results / "written-as-it-goes.json"
+    document = json.loads(path.read_text())
+    assert document["status"] == "running" and [search["status"] for search in document["searches"]] == ["complete", "running"]
+    expected = dict((name, sorted(json.dumps(row, sort_keys=True) for row in found))
+                    for name, found in results_db.rows(document, str(path)).items())
+    assert stored(database, results_db.run_key(document)) == expected
+    database.close()
+
+
 def _writer(args):
     results_dir, url, run_id = args
     run_bench(results_dir, url, run_id, frame_sizes=[64, 256, 1518])

@@ -38,6 +38,8 @@ _PASSWORD_RE = re.compile(r"(://[^:/@]*:)[^/]*@")
 TABLES = ("runs", "searches", "goals", "trials", "latency_points")
 # the trial lists of a search and the kind their rows carry; the warm-up is one trial of kind "warmup"
 TRIAL_KINDS = (("trials", "trial"), ("invalid_trials", "invalid"), ("interrupted_trials", "interrupted"))
+# why read_dir skips a file that is no JSON (a file that is JSON but no results document is skipped too, said otherwise)
+UNREADABLE = "not readable as JSON"
 INSTALL_FIX = "install SQLAlchemy 2 on the controller (pip install 'sqlalchemy>=2'; for PostgreSQL also 'psycopg[binary]>=3.1')"
 
 
@@ -173,6 +175,7 @@ class ResultsDB:
                                  % (SQLALCHEMY_ERROR.strip().splitlines()[-1], INSTALL_FIX))
         self.url = url
         self.shown = shown_url(url)
+        self._written = {}
         self.tables = _schema(sa.MetaData()).tables
         try:
             if create and sqlite_file(url):
@@ -222,19 +225,45 @@ class ResultsDB:
         return engine
 
     def store(self, document, path=None):
-        """Replace the run's rows by those of its document, in one transaction."""
+        """Write the run's rows as its document has them, in one transaction: the first write of a run by this object, and
+        the last (a run no longer running), replace all of the run's rows; the writes between change only the rows that
+        changed since this object's last write of it (a trial adds its row, not the run's every row again)."""
         found = rows(document, path)
+        run = run_key(document)
+        before = self._written.get(run) if document.get("status") == "running" else None
         try:
             with self.engine.begin() as connection:
-                for name in reversed(TABLES):
-                    table = self.tables[name]
-                    connection.execute(table.delete().where(table.c.run == run_key(document)))
-                for name in TABLES:
-                    if found[name]:
-                        connection.execute(self.tables[name].insert(), found[name])
+                if before is None:
+                    self._replace(connection, run, found)
+                else:
+                    for name in TABLES:
+                        self._update(connection, name, before[name], found[name])
         except sa.exc.SQLAlchemyError as error:
+            self._written.pop(run, None)
             raise ResultsDBError("results database %s: run %s not written: %s" % (self.shown, document["run_id"], _first_line(error)))
+        self._written[run] = found
         return dict((name, len(found[name])) for name in TABLES)
+
+    def _replace(self, connection, run, found):
+        for name in reversed(TABLES):
+            table = self.tables[name]
+            connection.execute(table.delete().where(table.c.run == run))
+        for name in TABLES:
+            if found[name]:
+                connection.execute(self.tables[name].insert(), found[name])
+
+    def _update(self, connection, name, before, after):
+        """The rows of one table that differ between two writes of a run: the stale deleted by their key, the new inserted."""
+        table = self.tables[name]
+        keys = [column.name for column in table.primary_key.columns]
+        old = dict((tuple(row[key] for key in keys), row) for row in before)
+        new = dict((tuple(row[key] for key in keys), row) for row in after)
+        for key, row in old.items():
+            if new.get(key) != row:
+                connection.execute(table.delete().where(sa.and_(*[table.c[column] == value for column, value in zip(keys, key)])))
+        fresh = [row for key, row in new.items() if old.get(key) != row]
+        if fresh:
+            connection.execute(table.insert(), fresh)
 
     def counts(self, runs=None):
         """Rows per table, of the given runs (``run_key``) or of all."""
@@ -273,7 +302,7 @@ def read_dir(results_dir):
             with open(path) as handle:
                 document = json.load(handle)
         except (OSError, ValueError) as error:
-            skipped.append({"file": path, "why": "not readable as JSON: %s" % error})
+            skipped.append({"file": path, "why": "%s: %s" % (UNREADABLE, error)})
             continue
         if is_results_document(document):
             found.append((path, document))
