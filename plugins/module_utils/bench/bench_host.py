@@ -72,9 +72,16 @@ def nic_device(iface):
     ids = [read_value(device, name) for name in ("vendor", "device", "subsystem_vendor", "subsystem_device")]
     return {
         "numa_node": int(node) if node is not None and node.lstrip("-").isdigit() else None,
-        "pci_id": "%s:%s" % tuple(value[2:] if value.startswith("0x") else value for value in ids[:2]) if all(ids[:2]) else None,
-        "pci_subsystem": "%s:%s" % tuple(value[2:] if value.startswith("0x") else value for value in ids[2:]) if all(ids[2:]) else None,
+        "pci_id": _pci_pair(ids[:2]),
+        "pci_subsystem": _pci_pair(ids[2:]),
     }
+
+
+def _pci_pair(values):
+    """``15b3:101f`` from sysfs's ``0x15b3`` and ``0x101f``; None when one is not there."""
+    if not all(values):
+        return None
+    return ":".join(value[2:] if value.startswith("0x") else value for value in values)
 
 
 def pmd_cores(pmd, threads):

@@ -46,11 +46,15 @@ def points(database):
              .order_by(runs.c.created, runs.c.run, searches.c.search))
     with database.engine.connect() as connection:
         found = [dict(row._mapping) for row in connection.execute(query)]
+    benches = {}  # run -> (fingerprint, family): once per run, not per goal
     for point in found:
         conditions = point.pop("conditions") or {}
         point["dut_host"] = conditions.get("dut_host") or conditions.get("inventory_hostname")
-        point["fingerprint"] = fingerprint.of_columns(point.pop("bench_fingerprint"), conditions, point.pop("generator"), point["datapath"])
-        point["family"] = fingerprint.family(point["fingerprint"])[1]
+        recorded, generator = point.pop("bench_fingerprint"), point.pop("generator")
+        if point["run"] not in benches:
+            bench = fingerprint.of_columns(recorded, conditions, generator, point["datapath"])
+            benches[point["run"]] = (bench, fingerprint.family(bench)[1])
+        point["fingerprint"], point["family"] = benches[point["run"]]
         point["value"] = point["conditional_throughput"] if point["conditional_throughput"] is not None else point["lower_bound"]
     return [point for point in found if point["value"] is not None]
 

@@ -100,12 +100,12 @@ def _schema(metadata):
 
 
 def _run_row(document, path):
+    recorded = fingerprint.recorded(document)
     return {"run": run_key(document), "run_id": document["run_id"], "results_file": os.path.abspath(path) if path else None,
             "datapath": document.get("datapath"), "status": document.get("status"), "created": document.get("created"), "updated": document.get("updated"),
             "schema_version": document.get("schema_version"), "fingerprint": document.get("fingerprint"),
             "resumed": document.get("resumed", 0), "generator": document.get("generator"), "conditions": document.get("metadata"),
-            "error": document.get("error"), "bench_fingerprint": fingerprint.recorded(document),
-            "bench_family": fingerprint.family(fingerprint.recorded(document))[1]}
+            "error": document.get("error"), "bench_fingerprint": recorded, "bench_family": fingerprint.family(recorded)[1]}
 
 
 def _search_row(run, index, entry):
