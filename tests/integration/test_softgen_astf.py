@@ -14,6 +14,7 @@ server's, and the SYNs a capture in sgs-b sees must agree.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -29,10 +30,17 @@ DURATION = 2
 ASTF_CALLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "astf_calls.py")
 
 
+# tcpdump -n's line of a SYN: "12:00:00.000001 IP 48.0.0.1.41234 > 18.0.0.1.80: Flags [S], seq 1234567890, win 64240, ..."
+SYN_RE = re.compile(r" IP (?P<src>\S+) > (?P<dst>\S+): Flags \[S\], seq (?P<seq>\d+),")
+
+
 def syns(pcap):
-    """The connection attempts (SYN without ACK) in a capture, read by tcpdump."""
+    """The connection attempts (SYN without ACK) in a capture, read by tcpdump: one per source, destination and initial
+    sequence number, a SYN the kernel sent again (no SYN-ACK in time, on a loaded machine) being the same attempt."""
     out = sh("tcpdump", "-nr", str(pcap), "tcp[tcpflags] & (tcp-syn|tcp-ack) == tcp-syn", check=False).stdout
-    return len(out.splitlines())
+    found = [(line, SYN_RE.search(line)) for line in out.splitlines()]
+    assert all(match for _line, match in found), [line for line, match in found if not match][:5]
+    return len(set(match.group("src", "dst", "seq") for _line, match in found))
 
 
 def test_the_astf_client_runs_an_http_and_a_udp_template_through_ovs(topology, tmp_path):
