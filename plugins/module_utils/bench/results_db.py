@@ -22,6 +22,7 @@ import glob
 import json
 import os
 import re
+import time
 import traceback
 
 try:
@@ -35,6 +36,8 @@ from ansible_collections.offload.testbed.plugins.module_utils.bench import finge
 DB_NAME = "results.db"
 URL_RE = re.compile(r"^(sqlite|postgresql)(\+[a-z0-9]+)?://")
 _PASSWORD_RE = re.compile(r"(://[^:/@]*:)[^/]*@")
+# a schema step (create the tables, add a column) tried this many times while another writer makes the same
+SCHEMA_ATTEMPTS = 5
 TABLES = ("runs", "searches", "goals", "trials", "latency_points")
 # the trial lists of a search and the kind their rows carry; the warm-up is one trial of kind "warmup"
 TRIAL_KINDS = (("trials", "trial"), ("invalid_trials", "invalid"), ("interrupted_trials", "interrupted"))
@@ -189,28 +192,44 @@ class ResultsDB:
             raise ResultsDBError("results database %s: %s" % (self.shown, _first_line(error)))
 
     def _create(self):
-        """The tables; a second writer that created them at the same moment is no error (PostgreSQL refuses the second
-        CREATE TABLE of a name while the first is not committed)."""
-        try:
-            self.tables["runs"].metadata.create_all(self.engine)
-        except sa.exc.SQLAlchemyError:
-            if not sa.inspect(self.engine).has_table("latency_points"):
-                raise
+        """The tables, each created when missing (``create_all`` checks first)."""
+        self._settled(lambda: self.tables["runs"].metadata.create_all(self.engine))
         self.created = True
+
+    def _settled(self, step):
+        """Run a schema step again while another writer runs the same step at the same moment: its CREATE TABLE or
+        ALTER TABLE lands between this one's check and its own, which then fails ("table runs already exists"); the
+        next attempt checks again and finds the part the other writer made."""
+        for attempt in range(SCHEMA_ATTEMPTS):
+            try:
+                return step()
+            except sa.exc.SQLAlchemyError:
+                if attempt == SCHEMA_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.1 * (attempt + 1))
 
     def _missing_columns(self, add):
         """The runs table's columns a database written by an earlier version lacks; added (nullable, no data changed)
         when writing, else left for the readers to do without."""
         if not self.created:
             return set()
-        present = set(column["name"] for column in sa.inspect(self.engine).get_columns("runs"))
-        missing = [column for column in self.tables["runs"].columns if column.name not in present]
+        missing = self._lacking()
         if add and missing:
-            with self.engine.begin() as connection:
-                for column in missing:
-                    connection.execute(sa.text("ALTER TABLE runs ADD COLUMN %s %s" % (column.name, column.type.compile(dialect=self.engine.dialect))))
+            self._settled(self._add_columns)
             return set()
         return set(column.name for column in missing)
+
+    def _lacking(self):
+        present = set(column["name"] for column in sa.inspect(self.engine).get_columns("runs"))
+        return [column for column in self.tables["runs"].columns if column.name not in present]
+
+    def _add_columns(self):
+        """The lacking columns and their indexes (a family's runs are looked up by ``bench_family``)."""
+        with self.engine.begin() as connection:
+            for column in self._lacking():
+                connection.execute(sa.text("ALTER TABLE runs ADD COLUMN %s %s" % (column.name, column.type.compile(dialect=self.engine.dialect))))
+            for index in self.tables["runs"].indexes:
+                index.create(connection, checkfirst=True)
 
     @staticmethod
     def _engine(url):

@@ -72,3 +72,65 @@ def test_another_url_is_refused_naming_the_option_without_the_password(url):
 def test_a_password_is_never_shown():
     assert results_db.shown_url("postgresql+psycopg://bench:p@ss:w@db.lab:5432/results") == "postgresql+psycopg://bench:***@db.lab:5432/results"
     assert results_db.shown_url("postgresql+psycopg://bench@db.lab/results") == "postgresql+psycopg://bench@db.lab/results"
+
+
+def _another_writer_creates_first(engine, statement_start, make):
+    """Before this writer's first statement starting with ``statement_start``, another writer (its own engine) does
+    ``make``: what two benches starting at once do between this one's check and its CREATE or ALTER."""
+    sa = results_db.sa
+    done = []
+
+    @sa.event.listens_for(engine, "before_cursor_execute")
+    def _race(_connection, _cursor, statement, *_args):
+        if not done and statement.strip().startswith(statement_start):
+            done.append(statement)
+            other = sa.create_engine(engine.url)
+            with other.begin() as connection:
+                make(connection)
+            other.dispose()
+
+    return done
+
+
+def test_a_writer_that_loses_the_race_to_create_the_tables_creates_the_rest(tmp_path, monkeypatch):
+    url = "sqlite:///%s" % (tmp_path / "results.db")
+    made = []
+    engine = results_db.ResultsDB._engine
+
+    def racing_engine(url):
+        created = engine(url)
+        made.append(_another_writer_creates_first(created, "CREATE TABLE runs", results_db._schema(results_db.sa.MetaData()).tables["runs"].create))
+        return created
+
+    monkeypatch.setattr(results_db.ResultsDB, "_engine", staticmethod(racing_engine))
+    database = results_db.ResultsDB(url)
+    assert made[0] and made[0][0].strip().startswith("CREATE TABLE runs")
+    database.store(DOCUMENT, "/srv/results/netdev-routing-udp.json")
+    assert database.counts() == {"runs": 1, "searches": 2, "goals": 2, "trials": 4, "latency_points": 2}
+    database.close()
+
+
+def test_a_writer_that_loses_the_race_to_add_a_column_to_an_earlier_database_goes_on(tmp_path, monkeypatch):
+    url = "sqlite:///%s" % (tmp_path / "results.db")
+    results_db.ResultsDB(url).close()
+    earlier = results_db.sa.create_engine(url)
+    with earlier.begin() as connection:
+        connection.execute(results_db.sa.text("DROP INDEX ix_runs_bench_family"))
+        connection.execute(results_db.sa.text("ALTER TABLE runs DROP COLUMN bench_family"))
+    earlier.dispose()
+    made = []
+    engine = results_db.ResultsDB._engine
+
+    def racing_engine(url):
+        created = engine(url)
+        add = results_db.sa.text("ALTER TABLE runs ADD COLUMN bench_family VARCHAR")
+        made.append(_another_writer_creates_first(created, "ALTER TABLE runs ADD COLUMN bench_family", lambda connection: connection.execute(add)))
+        return created
+
+    monkeypatch.setattr(results_db.ResultsDB, "_engine", staticmethod(racing_engine))
+    database = results_db.ResultsDB(url)
+    assert made[0] and database.missing == set()
+    assert "ix_runs_bench_family" in [index["name"] for index in results_db.sa.inspect(database.engine).get_indexes("runs")]
+    database.store(DOCUMENT)
+    assert database.counts()["runs"] == 1
+    database.close()
