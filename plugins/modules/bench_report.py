@@ -229,10 +229,11 @@ def main():
     documents, skipped = read_documents(params["results_dir"]) if ran else ([], [])
     rows = report.rows_of(documents)
     compared = report.shown_documents(documents, rows) if params["compare"] else []
-    refusal = compared and fingerprint.compare_refusal(compared, params["compare"], params["compare_accept"])
+    prints = fingerprint.by_label(compared, params["compare"] or [])
+    refusal = compared and fingerprint.compare_refusal(prints, params["compare"], params["compare_accept"])
     if refusal:
         module.fail_json(msg=refusal)
-    unchecked = fingerprint.unrecorded(compared, params["compare"] or [])
+    unchecked = fingerprint.unrecorded(prints)
     images = plots(report.shown_documents(documents, rows), rows) if params["plots"] and rows else {}
     tables, entries = report.tables_of(documents, params["compare"], params["compare_goal"], [(caption, name) for name, (caption, _data) in images.items()])
     files = {

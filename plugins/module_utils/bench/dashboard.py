@@ -235,7 +235,7 @@ def fingerprint_columns(runs):
     shown = []
     for index in range(max(0, len(runs) - FINGERPRINT_RUNS), len(runs)):
         now, before = runs[index]["fingerprint"], runs[index - 1]["fingerprint"] if index else {}
-        differs = set(name for name in set(now) | set(before) if now.get(name) != before.get(name)) if now and before else set()
+        differs = set(item[0] for item in fingerprint.differences(now, before)) if now and before else set()
         shown.append((runs[index], before, differs))
     return shown
 

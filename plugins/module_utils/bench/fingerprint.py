@@ -113,12 +113,17 @@ def refusals(first, second, accept=()):
             if None not in item[1:] and not is_datapath(item[0]) and item[0] not in accept]
 
 
-def unrecorded(documents, labels):
-    """The fields (not the datapath's) that some compared runs recorded and others did not, sorted: what the comparison
-    could not check (a run without ``bench_dut_interfaces`` has no NIC fields)."""
-    prints = [recorded(document) for document in documents if document.get("datapath") in labels]
-    fields = set(field for found in prints for field in found if not is_datapath(field))
-    return sorted(field for field in fields if any(field not in found for found in prints))
+def by_label(documents, labels):
+    """``{label: [recorded fingerprint of each run of that datapath]}``: what a comparison of ``labels`` checks."""
+    return dict((label, [recorded(document) for document in documents if document.get("datapath") == label]) for label in labels)
+
+
+def unrecorded(prints):
+    """The fields (not the datapath's) that some compared runs (``by_label``) recorded and others did not, sorted: what
+    the comparison could not check (a run without ``bench_dut_interfaces`` has no NIC fields)."""
+    found = [one for runs in prints.values() for one in runs]
+    fields = set(field for one in found for field in one if not is_datapath(field))
+    return sorted(field for field in fields if any(field not in one for one in found))
 
 
 def refusal_text(item):
@@ -126,10 +131,10 @@ def refusal_text(item):
     return "%s (%s against %s)" % item
 
 
-def refused_by_label(documents, labels, accept=()):
+def refused_by_label(prints, labels, accept=()):
     """``{label: [(field, value of the label's run, value of the baseline's)]}``: what a run of each label (the last the
-    baseline) and a run of the baseline differ in, but for the datapath's fields and those ``accept`` names."""
-    prints = dict((label, [recorded(document) for document in documents if document.get("datapath") == label]) for label in labels)
+    baseline) and a run of the baseline differ in (``prints`` from ``by_label``), but for the datapath's fields and those
+    ``accept`` names."""
     found = {}
     for label in labels[:-1]:
         items = []
@@ -141,9 +146,9 @@ def refused_by_label(documents, labels, accept=()):
     return found
 
 
-def compare_refusal(documents, labels, accept=(), name="compare"):
-    """Why the runs of ``labels`` may not be compared, naming every field at once, or None."""
-    found = refused_by_label(documents, labels, accept)
+def compare_refusal(prints, labels, accept=(), name="compare"):
+    """Why the runs of ``labels`` (``prints`` from ``by_label``) may not be compared, naming every field at once, or None."""
+    found = refused_by_label(prints, labels, accept)
     if not found:
         return None
     problems = ["the runs of %s and %s differ in %s" % (label, labels[-1], ", ".join(refusal_text(item) for item in items))

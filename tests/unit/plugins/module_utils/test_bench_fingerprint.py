@@ -65,19 +65,19 @@ def test_the_datapaths_fields_may_differ_in_a_comparison_the_bench_may_not():
 def test_a_field_one_compared_run_did_not_record_is_not_refused_but_said():
     """isolated_cpus empty (none isolated) is not recorded; a run without bench_dut_interfaces has no NIC fields."""
     documents = [document(), document(datapath="system", isolated_cpus="", nics={}, other_config={"hw-offload": "false"})]
-    assert fp.compare_refusal(documents, ["doca", "system"]) is None
-    assert fp.unrecorded(documents, ["doca", "system"]) == [
+    assert fp.compare_refusal(fp.by_label(documents, ["doca", "system"]), ["doca", "system"]) is None
+    assert fp.unrecorded(fp.by_label(documents, ["doca", "system"])) == [
         "isolated_cpus", "nics.ens1f0np0.bus_info", "nics.ens1f0np0.driver", "nics.ens1f0np0.driver_version", "nics.ens1f0np0.firmware",
         "nics.ens1f0np0.numa_node", "nics.ens1f0np0.pci_id", "nics.ens1f0np0.pci_subsystem", "nics.ens1f0np0.psid"]
 
 
 def test_compare_refusal_names_every_label_against_the_baseline_at_once():
     documents = [document(datapath="doca"), document(datapath="dpdk", kernel="6.1.0-29-amd64"), document(datapath="system", firmware="26.43.2026")]
-    text = fp.compare_refusal(documents, ["doca", "dpdk", "system"])
+    text = fp.compare_refusal(fp.by_label(documents, ["doca", "dpdk", "system"]), ["doca", "dpdk", "system"])
     assert text.startswith("compare: the runs of doca and system differ in nics.ens1f0np0.firmware (26.41.1000 against 26.43.2026); "
                            "the runs of dpdk and system differ in kernel (6.1.0-29-amd64 against 6.1.0-28-amd64), nics.ens1f0np0.firmware")
     assert text.endswith("compare_accept: [kernel, nics.ens1f0np0.firmware]")
-    assert fp.compare_refusal(documents, ["doca", "dpdk", "system"], ["kernel", "nics.ens1f0np0.firmware"]) is None
+    assert fp.compare_refusal(fp.by_label(documents, ["doca", "dpdk", "system"]), ["doca", "dpdk", "system"], ["kernel", "nics.ens1f0np0.firmware"]) is None
 
 
 @pytest.fixture
